@@ -1,0 +1,131 @@
+# Makefile: builds the CUDA convolution workbook into build/.
+#
+#   make               everything: common/, each chapter twice (solution and exercise), tests
+#   make run           the main job: every chapter on its built-in default data
+#   make test          CPU tests, solution tests and the exercise guards (GPU tests skip, exit 77,
+#                      on a machine without a GPU)
+#   make check CH=01   your own exercise's tests for one chapter
+#   make clean         remove build/
+#   make help          this list
+#   SM=90              build for one GPU architecture (default: the GPU's own, else a list)
+#
+# Each chapter NN_name has chapters/NN_name/main.c (driver), solutions/NN_name/*.cu (reference
+# kernels) and exercises/NN_name/*.cu (the same files with TODO blocks). The test list lives in
+# tests/ctest_list.sh, which writes build/CTestTestfile.cmake.
+
+CHAPTERS := 01_basic_1d
+BUILD := build
+
+# ---- tools: say exactly what is missing ---------------------------------------------------------
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+CC := gcc
+GOALS := $(or $(MAKECMDGOALS),all)
+ifneq ($(filter-out help clean,$(GOALS)),)
+  ifeq ($(NVCC),)
+    $(error nvcc not found: install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads, or Debian's nvidia-cuda-toolkit) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
+  endif
+  ifneq ($(shell pkg-config --exists libpng 2>/dev/null && echo yes),yes)
+    $(error libpng not found: install its development files (Debian/Ubuntu: apt-get install libpng-dev pkg-config; Fedora: dnf install libpng-devel pkgconf))
+  endif
+endif
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
+PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
+
+# ---- GPU architecture ---------------------------------------------------------------------------
+# SM=90 wins; otherwise ask the GPU; without one, build machine code for the common data-centre
+# and desktop GPUs that CUDA 13 supports, plus PTX that newer GPUs can compile at load time.
+DETECTED_SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | grep -E '^[0-9]+\.[0-9]+$$' | tr -d .)
+ifdef SM
+  ifeq ($(shell echo '$(SM)' | grep -E '^[0-9]+a?$$'),)
+    $(error SM=$(SM) is not an architecture number: use e.g. SM=90 or SM=80)
+  endif
+  GENCODE := -gencode arch=compute_$(SM),code=sm_$(SM)
+else ifneq ($(DETECTED_SM),)
+  GENCODE := -gencode arch=compute_$(DETECTED_SM),code=sm_$(DETECTED_SM)
+else
+  GENCODE := $(foreach sm,75 80 86 89 90,-gencode arch=compute_$(sm),code=sm_$(sm)) \
+             -gencode arch=compute_90,code=compute_90
+endif
+
+# ---- flags ------------------------------------------------------------------------------------
+CFLAGS := -std=c11 -O2 -g -Wall -Wextra -fopenmp -Icommon -I$(CUDA_HOME)/include $(PNG_CFLAGS)
+NVCCFLAGS := -O3 -std=c++17 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra -Icommon
+LDLIBS := -Xcompiler -fopenmp $(PNG_LIBS) -lm
+
+COMMON_SRC := $(filter-out common/imginfo.c,$(wildcard common/*.c))
+COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
+COMMON_LIB := $(BUILD)/libworkbook.a
+UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
+chapter_number = $(firstword $(subst _, ,$(1)))
+
+.PHONY: all run test check clean help
+.DEFAULT_GOAL := all
+
+all: $(COMMON_LIB) $(BUILD)/imginfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake
+
+$(BUILD)/common/%.o: common/%.c $(wildcard common/*.h) | $(BUILD)/common
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(COMMON_LIB): $(COMMON_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/imginfo: common/imginfo.c $(COMMON_LIB)
+	$(CC) $(CFLAGS) $< $(COMMON_LIB) -o $@ $(PNG_LIBS) -lm
+
+$(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
+
+# One chapter: driver + kernel files, linked once with the solutions and once with the exercise.
+define CHAPTER_RULES
+ch$(call chapter_number,$(1))_DIR := $(1)
+$(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) | $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise
+	$(CC) $(CFLAGS) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) | $(BUILD)/$(1)/solution
+	$(NVCC) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/exercise/%.o: exercises/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) | $(BUILD)/$(1)/exercise
+	$(NVCC) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu)) $(COMMON_LIB)
+	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(patsubst exercises/$(1)/%.cu,$(BUILD)/$(1)/exercise/%.o,$(wildcard exercises/$(1)/*.cu)) $(COMMON_LIB)
+	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise:
+	mkdir -p $$@
+all: $(BUILD)/ch$(1) $(BUILD)/ch$(1)_exercise
+endef
+$(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
+
+$(BUILD)/common $(BUILD)/tests $(BUILD)/out:
+	mkdir -p $@
+
+$(BUILD)/CTestTestfile.cmake: tests/ctest_list.sh tests/chapter_1d.sh Makefile | $(BUILD)/tests $(BUILD)/out
+	sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTERS)" > $@.tmp && mv $@.tmp $@
+
+# ---- running ----------------------------------------------------------------------------------
+# Exit 77 means "no usable GPU": say so instead of failing, so `make run` is useful anywhere.
+run: all | $(BUILD)/out
+	@for ch in $(CHAPTERS); do \
+	  $(BUILD)/ch$$ch; rc=$$?; \
+	  if [ $$rc -eq 77 ]; then echo "make run: no usable CUDA device here, so ch$$ch was built but not run"; \
+	  elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
+	done
+
+CTEST := $(shell command -v ctest 2>/dev/null)
+define NEED_CTEST
+@if [ -z "$(CTEST)" ]; then echo "ctest not found: install CMake, which provides it (Debian/Ubuntu: apt-get install cmake; or pip install cmake)"; exit 1; fi
+endef
+
+test: all
+	$(NEED_CTEST)
+	cd $(BUILD) && ctest --output-on-failure --label-exclude '^exercise$$'
+
+check: all
+	$(NEED_CTEST)
+	@if [ -z "$(CH)" ] || [ -z "$(ch$(CH)_DIR)" ]; then echo "make check needs CH=NN, one of: $(foreach c,$(CHAPTERS),$(call chapter_number,$(c)))"; exit 2; fi
+	cd $(BUILD) && ctest --output-on-failure --label-regex '^exercise$$' --tests-regex '^ch$(CH)_'
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@sed -n '2,13s/^# \{0,1\}//p' Makefile

@@ -1,0 +1,35 @@
+/* main.c: chapter 01's driver, 1D basic convolution (PMPP 7.2).
+ *
+ *   build    make                      (builds build/ch01_basic_1d and ch01_basic_1d_exercise)
+ *   run      build/ch01_basic_1d                       2^26 random floats, random mask of 5
+ *   check    build/ch01_basic_1d --check --size 31,4097 --mask-width 1:63
+ *   bench    build/ch01_basic_1d --bench --mask-width 5,31
+ *   yours    build/ch01_basic_1d_exercise --check     (or: make check CH=01)
+ *
+ * The host program is shared by the 1D chapters (common/conv1d_harness.c: make data, CPU
+ * reference, copy in, launch, copy out, verify, time); this file only says which kernel runs and
+ * what the chapter accepts. The mask is an ordinary kernel argument in global memory here;
+ * chapter 02 moves it to constant memory.
+ */
+#include "conv1d_basic.h"
+#include "conv1d_harness.h"
+
+int main(int argc, char **argv) {
+    const struct cli_spec spec = {
+        .program = "ch01_basic_1d",
+        .summary = "1D convolution, one thread per output, mask in global memory (PMPP 7.2)",
+        .dims = 1,
+        .default_size = {1L << 26, 1},
+        .default_mask = {5, 1},
+        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
+        .default_block = 256,
+        .min_block = 1,
+        .max_block = 1024,
+        .block_power_of_two = 0,
+        .input_formats = "a 1-D float32 or float64 .npy signal",
+    };
+    const struct conv1d_variant kernels[] = {
+        {"ch01 basic", NULL, conv1d_basic_launch},
+    };
+    return conv1d_chapter_main(argc, argv, &spec, kernels, 1);
+}

@@ -1,0 +1,249 @@
+/* cli.c: strict parsing of the shared command line (see cli.h).
+ * Order: number parsing, list/range parsing, the option table walk, the cross-option checks,
+ * help text, output-path check. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "data_gen.h"
+#include "image_io.h"
+
+/* A whole decimal number filling all of text, within [lo, hi]. */
+static int parse_long(const char *option, const char *text, long lo, long hi, long *value,
+                      char *err) {
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || isspace((unsigned char)*text))
+        return wb_error(err, "%s: '%s' is not a whole number", option, text);
+    if (errno == ERANGE || v < lo || v > hi)
+        return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, text, lo, hi);
+    *value = v;
+    return 0;
+}
+
+/* "W" or "WxH" (2D only) with each side in [1, max_w] x [1, max_h]; a bare W in 2D means WxW. */
+static int parse_size(const char *option, const char *text, int dims, long max_w, long max_h,
+                      struct cli_size *size, char *err) {
+    char buffer[64];
+    if (strlen(text) >= sizeof buffer) return wb_error(err, "%s: '%.20s...' is too long", option, text);
+    strcpy(buffer, text);
+    char *x = strchr(buffer, 'x');
+    if (x && dims == 1) return wb_error(err, "%s: '%s' is 2D but this chapter is 1D", option, text);
+    if (x) *x = '\0';
+    if (parse_long(option, buffer, 1, max_w, &size->width, err)) return -1;
+    size->height = dims == 1 ? 1 : size->width;
+    if (x && parse_long(option, x + 1, 1, max_h, &size->height, err)) return -1;
+    return 0;
+}
+
+/* A comma list of sizes; items may be ranges "A:B" (square sizes A..B) when ranges is set. */
+static int parse_size_list(const char *option, const char *text, int dims, long max_w, long max_h,
+                           int ranges, struct cli_size *sizes, int *count, char *err) {
+    char buffer[1024];
+    if (!*text) return wb_error(err, "%s needs a value", option);
+    if (strlen(text) >= sizeof buffer) return wb_error(err, "%s: the list is too long", option);
+    strcpy(buffer, text);
+    *count = 0;
+    for (char *item = buffer, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next) *next++ = '\0';
+        struct cli_size first, last;
+        char *colon = ranges ? strchr(item, ':') : NULL;
+        if (colon) *colon = '\0';
+        if (parse_size(option, item, dims, max_w, max_h, &first, err)) return -1;
+        last = first;
+        if (colon) {
+            if (strchr(item, 'x') || strchr(colon + 1, 'x'))
+                return wb_error(err, "%s: ranges take plain widths (1:63), not WxH", option);
+            if (parse_size(option, colon + 1, dims, max_w, max_h, &last, err)) return -1;
+            if (last.width < first.width)
+                return wb_error(err, "%s: range %s:%s runs backwards", option, item, colon + 1);
+        }
+        for (long w = first.width; w <= last.width; ++w) {
+            if (*count == CLI_MAX_VALUES)
+                return wb_error(err, "%s: more than %d values", option, CLI_MAX_VALUES);
+            sizes[*count].width = w;
+            sizes[*count].height = colon ? (dims == 1 ? 1 : w) : first.height;
+            ++*count;
+        }
+    }
+    return 0;
+}
+
+static int is_power_of_two(long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/* Fetches the value of an option given as "--name value" or "--name=value". */
+static const char *option_value(int argc, char **argv, int *i, const char *inline_value,
+                                const char *name, char *err) {
+    if (inline_value) return inline_value;
+    if (*i + 1 >= argc) {
+        wb_error(err, "%s needs a value", name);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static void set_defaults(const struct cli_spec *spec, struct cli_options *opt) {
+    memset(opt, 0, sizeof *opt);
+    opt->mask_kind = MASK_RANDOM;
+    opt->block = spec->default_block;
+    opt->reps = 30;
+    opt->mode = CLI_MODE_RUN;
+}
+
+int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_options *opt,
+              char *err) {
+    set_defaults(spec, opt);
+    int mask_named = 0, check = 0, bench = 0;
+    long max_length = spec->dims == 1 ? CLI_MAX_LENGTH_1D : IMAGE_MAX_DIM;
+    for (int i = 1; i < argc; ++i) {
+        char name[64];
+        const char *arg = argv[i], *inline_value = NULL, *eq = strchr(arg, '=');
+        if (strncmp(arg, "--", 2) != 0 && strcmp(arg, "-h") != 0)
+            return wb_error(err, "unexpected argument '%s' (options start with --; see --help)", arg);
+        snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+        if (eq) inline_value = eq + 1;
+        static const char *const flags[] = {"--check", "--bench", "--json", "--help", "-h"};
+        static const char *const valued[] = {"--size",  "--mask-width", "--mask", "--mask-file",
+                                             "--input", "--output",     "--block", "--reps",
+                                             "--seed"};
+        int takes_value = -1;
+        for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k)
+            if (!strcmp(name, flags[k])) takes_value = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; ++k)
+            if (!strcmp(name, valued[k])) takes_value = 1;
+        if (takes_value < 0) return wb_error(err, "unknown option '%s' (see --help)", name);
+        if (!takes_value && inline_value) return wb_error(err, "%s takes no value", name);
+        const char *value = NULL;
+        if (takes_value && !(value = option_value(argc, argv, &i, inline_value, name, err)))
+            return -1;
+        long number;
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            cli_print_help(stdout, spec);
+            return 1;
+        } else if (!strcmp(name, "--check")) {
+            check = 1;
+        } else if (!strcmp(name, "--bench")) {
+            bench = 1;
+        } else if (!strcmp(name, "--json")) {
+            opt->json = 1;
+        } else if (!strcmp(name, "--size")) {
+            if (parse_size_list(name, value, spec->dims, max_length, IMAGE_MAX_DIM, 0,
+                                opt->sizes, &opt->size_count, err))
+                return -1;
+        } else if (!strcmp(name, "--mask-width")) {
+            if (parse_size_list(name, value, spec->dims, spec->max_mask.width,
+                                spec->max_mask.height, 1, opt->mask_sizes, &opt->mask_size_count,
+                                err))
+                return -1;
+        } else if (!strcmp(name, "--mask")) {
+            if (mask_kind_parse(value, &opt->mask_kind, err)) return -1;
+            mask_named = 1;
+        } else if (!strcmp(name, "--mask-file")) {
+            opt->mask_file = value;
+        } else if (!strcmp(name, "--input")) {
+            opt->input = value;
+        } else if (!strcmp(name, "--output")) {
+            opt->output = value;
+        } else if (!strcmp(name, "--block")) {
+            if (parse_long(name, value, spec->min_block, spec->max_block, &number, err)) return -1;
+            if (spec->block_power_of_two && !is_power_of_two(number))
+                return wb_error(err, "--block: %ld is not a power of two", number);
+            opt->block = (int)number;
+        } else if (!strcmp(name, "--reps")) {
+            if (parse_long(name, value, CLI_MIN_REPS, CLI_MAX_REPS, &number, err)) return -1;
+            opt->reps = (int)number;
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long seed = strtoull(value, &end, 10);
+            if (end == value || *end || !isdigit((unsigned char)*value) || errno == ERANGE)
+                return wb_error(err, "--seed: '%s' is not a whole number from 0 to 2^64-1", value);
+            opt->seed = seed;
+            opt->seed_given = 1;
+        }
+    }
+    if (check && bench) return wb_error(err, "choose one of --check and --bench, not both");
+    opt->mode = check ? CLI_MODE_CHECK : bench ? CLI_MODE_BENCH : CLI_MODE_RUN;
+    if (mask_named && opt->mask_file) return wb_error(err, "give --mask or --mask-file, not both");
+    if (opt->input && opt->size_count)
+        return wb_error(err, "give --size or --input, not both (the input decides the size)");
+    if (opt->mask_file && opt->mask_size_count > 1)
+        return wb_error(err, "--mask-file fixes the mask size: give at most one --mask-width");
+    if (opt->output && (opt->size_count > 1 || opt->mask_size_count > 1))
+        return wb_error(err, "--output needs a single --size and --mask-width");
+    if (cli_check_output_path(opt->input, opt->output, err)) return -1;
+    if (cli_check_output_path(opt->mask_file, opt->output, err)) return -1;
+    if (!opt->input && !opt->size_count) {
+        opt->sizes[0] = spec->default_size;
+        opt->size_count = 1;
+    }
+    if (!opt->mask_file && !opt->mask_size_count) {
+        opt->mask_sizes[0] = spec->default_mask;
+        opt->mask_size_count = 1;
+    }
+    if (!opt->seed_given) opt->seed = rng_fresh_seed();
+    return 0;
+}
+
+void cli_print_help(FILE *out, const struct cli_spec *spec) {
+    fprintf(out, "%s: %s\n\n", spec->program, spec->summary);
+    fprintf(out, "usage: %s [options]\n\n", spec->program);
+    if (spec->dims == 1)
+        fprintf(out, "  --size LIST        signal length (default %ld); a comma list runs each, "
+                     "e.g. 31,4097\n",
+                spec->default_size.width);
+    else
+        fprintf(out, "  --size LIST        image size WxH (default %ldx%ld); a comma list runs "
+                     "each, e.g. 1000x777\n",
+                spec->default_size.width, spec->default_size.height);
+    fprintf(out, "  --input PATH       read %s instead of generating data\n", spec->input_formats);
+    fprintf(out, "  --output PATH      write the GPU result (%s)\n",
+            spec->dims == 1 ? ".npy" : ".png or .npy");
+    fprintf(out, "  --mask NAME        box, gaussian, sharpen, laplacian, sobel, emboss, random "
+                 "(default random)\n");
+    fprintf(out, "  --mask-file PATH   read the mask from a text file, one row per line\n");
+    if (spec->dims == 1)
+        fprintf(out, "  --mask-width LIST  1 to %ld (default %ld); lists 3,5,7 and ranges 1:%ld\n",
+                spec->max_mask.width, spec->default_mask.width, spec->max_mask.width);
+    else
+        fprintf(out, "  --mask-width LIST  W or WxH, up to %ldx%ld (default %ldx%ld); lists and "
+                     "ranges 2:7\n",
+                spec->max_mask.width, spec->max_mask.height, spec->default_mask.width,
+                spec->default_mask.height);
+    fprintf(out, "  --block N          threads per block, %d to %d%s (default %d)\n",
+            spec->min_block, spec->max_block, spec->block_power_of_two ? ", a power of two" : "",
+            spec->default_block);
+    fprintf(out, "  --reps N           timed repetitions, %d to %d (default 30)\n", CLI_MIN_REPS,
+            CLI_MAX_REPS);
+    fprintf(out, "  --seed N           seed for the random data and mask (default: fresh, printed)\n");
+    fprintf(out, "  --check            verify against the CPU reference only; exit 0 or 1\n");
+    fprintf(out, "  --bench            verify, then time against the copy bound and the CPU\n");
+    fprintf(out, "  --json             print results as JSON lines on stdout\n");
+    fprintf(out, "  --help             this text\n\n");
+    fprintf(out, "exit codes: 0 pass, 1 verification failed, 2 bad usage or input, "
+                 "77 no usable CUDA device\n");
+}
+
+int cli_check_output_path(const char *input, const char *output, char *err) {
+    if (!input || !output) return 0;
+    struct stat in_stat, out_stat;
+    if (strcmp(input, output) == 0 ||
+        (stat(input, &in_stat) == 0 && stat(output, &out_stat) == 0 &&
+         in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino))
+        return wb_error(err, "--output '%s' is the same file as input '%s': refusing to "
+                             "overwrite an input", output, input);
+    return 0;
+}
+
+int cli_has_extension(const char *path, const char *ext) {
+    size_t length = strlen(path), ext_length = strlen(ext);
+    return length > ext_length && strcasecmp(path + length - ext_length, ext) == 0;
+}

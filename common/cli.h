@@ -1,0 +1,86 @@
+/* cli.h: the one command line every chapter program speaks.
+ *
+ *   struct cli_spec      what a chapter accepts (dimensions, defaults, limits), set by its driver
+ *   struct cli_options   what the user asked for, after strict validation
+ *   cli_parse            parse argv; bad values are refused with a one-line message
+ *   cli_print_help       the --help text, built from the spec
+ *
+ * Options (a value may follow as the next argument or after '='):
+ *   --size LIST          1D: lengths (4097); 2D: WxH (1000x777); a comma list runs each
+ *   --mask NAME          box gaussian sharpen laplacian sobel emboss random
+ *   --mask-file PATH     a mask from a text file (see masks.h)
+ *   --mask-width LIST    1D: widths; 2D: W or WxH; lists (3,5,7) and ranges (1:63) allowed
+ *   --input PATH  --output PATH  --block N  --reps N  --seed N  --check  --bench  --json  --help
+ * Nothing here touches the GPU: errors come out the same on machines with and without one.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "masks.h"
+#include "workbook.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLI_MAX_VALUES 128
+#define CLI_MAX_LENGTH_1D (1L << 30)
+#define CLI_MIN_REPS 20
+#define CLI_MAX_REPS 100000
+
+struct cli_size {
+    long width;
+    long height; /* 1 for 1D */
+};
+
+struct cli_spec {
+    const char *program;          /* "ch01_basic_1d" */
+    const char *summary;          /* one line for --help */
+    int dims;                     /* 1 or 2 */
+    struct cli_size default_size; /* used when neither --size nor --input is given */
+    struct cli_size default_mask; /* default mask width (x height) */
+    struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */
+    int default_block, min_block, max_block;
+    int block_power_of_two;       /* --block must be a power of two */
+    const char *input_formats;    /* "a 1-D float32 .npy" for --help and errors */
+};
+
+enum cli_mode { CLI_MODE_RUN, CLI_MODE_CHECK, CLI_MODE_BENCH };
+
+struct cli_options {
+    struct cli_size sizes[CLI_MAX_VALUES];
+    int size_count;               /* 0 when --input is given */
+    struct cli_size mask_sizes[CLI_MAX_VALUES];
+    int mask_size_count;          /* 0 with --mask-file and no --mask-width: the file decides */
+    enum mask_kind mask_kind;
+    const char *mask_file;        /* NULL unless --mask-file */
+    const char *input, *output;   /* NULL unless given */
+    int block;
+    int reps;
+    uint64_t seed;
+    int seed_given;
+    enum cli_mode mode;
+    int json;
+};
+
+/* Parses argv against spec. Returns 0 to run, 1 if --help was printed (exit 0), -1 with a
+ * message in err (exit WB_EXIT_USAGE). The seed defaults to a fresh one (rng_fresh_seed). */
+int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_options *opt,
+              char *err);
+
+void cli_print_help(FILE *out, const struct cli_spec *spec);
+
+/* 0 if `output` names a different file from `input` (or either is NULL), else -1 with a message:
+ * no program of the workbook ever overwrites its input. */
+int cli_check_output_path(const char *input, const char *output, char *err);
+
+/* 1 if path ends with the extension ext (".npy"), case-insensitive. */
+int cli_has_extension(const char *path, const char *ext);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

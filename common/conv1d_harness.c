@@ -1,0 +1,323 @@
+/* conv1d_harness.c: the 1D chapters' host program (see conv1d_harness.h).
+ * Sections in order: inputs (signal, mask), one configuration (reference, GPU run, verify,
+ * timing), reporting (text and JSON), and conv1d_chapter_main tying them together. */
+#include "conv1d_harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "data_gen.h"
+#include "image_io.h"
+#include "reference.h"
+#include "timing.h"
+#include "verify.h"
+
+enum { WARMUP_RUNS = 3, CPU_REPS_SINGLE = 3, CPU_REPS_OPENMP = 5, MISMATCHES_LISTED = 8 };
+static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu; /* "mask": its stream differs from data's */
+
+static void *host_malloc(size_t bytes, const char *what) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) wb_die(WB_EXIT_USAGE, "out of host memory for the %s (%.1f MiB)", what, bytes / 1048576.0);
+    return p;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+struct signal {
+    float *values;
+    size_t length;
+};
+
+static void load_signal(const char *path, struct signal *s) {
+    char err[WB_ERR_LEN];
+    int ndim;
+    size_t shape[NPY_MAX_DIMS];
+    if (!cli_has_extension(path, ".npy"))
+        wb_die(WB_EXIT_USAGE, "--input '%s': the 1D chapters read signals from .npy files", path);
+    if (npy_load_f32(path, &s->values, &ndim, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (ndim != 1)
+        wb_die(WB_EXIT_USAGE, "--input '%s' is a %d-D array; a 1D chapter needs a 1-D signal",
+               path, ndim);
+    s->length = shape[0];
+    if (s->length < 1 || s->length > (size_t)CLI_MAX_LENGTH_1D)
+        wb_die(WB_EXIT_USAGE, "--input '%s' has %zu values; the length must be 1 to %ld", path,
+               s->length, CLI_MAX_LENGTH_1D);
+    for (size_t i = 0; i < s->length; ++i)
+        if (!isfinite(s->values[i]))
+            wb_die(WB_EXIT_USAGE, "--input '%s' holds a non-finite value at index %zu", path, i);
+}
+
+/* The masks to run: one from --mask-file, or the named kind at every --mask-width. */
+static struct mask *make_masks(const struct cli_spec *spec, const struct cli_options *opt,
+                               int *count) {
+    char err[WB_ERR_LEN];
+    struct mask *masks = host_malloc(sizeof *masks * CLI_MAX_VALUES, "masks");
+    if (opt->mask_file) {
+        if (mask_load_file(opt->mask_file, &masks[0], err)) wb_die(WB_EXIT_USAGE, "%s", err);
+        if (masks[0].height != 1)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d rows; a 1D chapter needs one row",
+                   opt->mask_file, masks[0].height);
+        if (masks[0].width > spec->max_mask.width)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d values; this chapter allows at most %ld",
+                   opt->mask_file, masks[0].width, spec->max_mask.width);
+        if (opt->mask_size_count == 1 && opt->mask_sizes[0].width != masks[0].width)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d values but --mask-width is %ld",
+                   opt->mask_file, masks[0].width, opt->mask_sizes[0].width);
+        *count = 1;
+        return masks;
+    }
+    for (int k = 0; k < opt->mask_size_count; ++k)
+        if (mask_make(opt->mask_kind, (int)opt->mask_sizes[k].width, 1,
+                      opt->seed + MASK_SEED_OFFSET + (uint64_t)k, &masks[k], err))
+            wb_die(WB_EXIT_USAGE, "%s", err);
+    *count = opt->mask_size_count;
+    return masks;
+}
+
+/* ---- one configuration ------------------------------------------------------------------- */
+
+struct device_buffers {
+    float *in, *mask, *out;
+};
+
+struct launch_job {
+    const struct conv1d_variant *variant;
+    struct device_buffers d;
+    int n, mask_width, block;
+};
+
+static void launch_variant(void *context) {
+    struct launch_job *job = context;
+    job->variant->launch(job->d.in, job->d.mask, job->d.out, job->n, job->mask_width, job->block);
+}
+
+struct cpu_job {
+    const struct signal *signal;
+    const struct mask *mask;
+    float *out;
+    int parallel;
+};
+
+static void run_cpu_reference(void *context) {
+    struct cpu_job *job = context;
+    cpu_correlate_1d(job->signal->values, job->signal->length, job->mask->weights,
+                     job->mask->width, job->out, NULL, job->parallel);
+}
+
+struct variant_result {
+    int passed;
+    struct verify_summary summary;
+    struct timing time;
+    double gbps;
+};
+
+/* Poison, launch once, copy back and verify. The output starts as all-ones bytes, a NaN, so an
+ * output the kernel never wrote cannot pass. */
+static struct variant_result check_variant(struct launch_job *job, const struct mask *mask,
+                                           const float *ref, const float *magnitude, float *got,
+                                           FILE *human) {
+    size_t bytes = (size_t)job->n * sizeof(float);
+    struct variant_result result;
+    memset(&result, 0, sizeof result);
+    CUDA_CHECK(cudaMemset(job->d.out, 0xff, bytes));
+    if (job->variant->set_mask) job->variant->set_mask(mask->weights, mask->width);
+    launch_variant(job);
+    CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
+    CUDA_CHECK(cudaMemcpy(got, job->d.out, bytes, cudaMemcpyDeviceToHost));
+    struct verify_shape shape = {(size_t)job->n, 1, 1};
+    result.passed = verify_outputs(got, ref, magnitude, shape, mask->width, MISMATCHES_LISTED,
+                                   human, &result.summary) == 0;
+    return result;
+}
+
+/* ---- reporting --------------------------------------------------------------------------- */
+
+/* Prints "key":"value" with the value escaped for JSON (mask names can hold file paths). */
+static void json_string(const char *key, const char *value) {
+    printf("\"%s\":\"", key);
+    for (const unsigned char *c = (const unsigned char *)value; *c; ++c) {
+        if (*c == '"' || *c == '\\') printf("\\%c", *c);
+        else if (*c < 0x20) printf("\\u%04x", *c);
+        else putchar(*c);
+    }
+    putchar('"');
+}
+
+static void print_json(const struct cli_spec *spec, const struct cli_options *opt,
+                       const char *device, const struct conv1d_variant *variant,
+                       const struct mask *mask, int n, const struct variant_result *r,
+                       double copy_gbps, double cpu_single_ms, double cpu_openmp_ms) {
+    putchar('{');
+    json_string("program", spec->program);
+    putchar(',');
+    json_string("variant", variant->label);
+    putchar(',');
+    json_string("device", device);
+    putchar(',');
+    json_string("mask", mask->name);
+    printf(",\"n\":%d,\"mask_width\":%d,\"block\":%d,\"seed\":%llu,\"pass\":%s,"
+           "\"mismatches\":%zu,\"max_error\":%.9g,\"rel_l2_error\":%.9g",
+           n, mask->width, opt->block, (unsigned long long)opt->seed,
+           r->passed ? "true" : "false", r->summary.mismatches,
+           isnan(r->summary.max_abs_error) ? -1.0 : r->summary.max_abs_error,
+           isnan(r->summary.rel_l2_error) ? -1.0 : r->summary.rel_l2_error);
+    if (opt->mode != CLI_MODE_CHECK && r->passed)
+        printf(",\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,\"gbps\":%.3f,\"copy_gbps\":%.3f,"
+               "\"pct_of_copy\":%.3f",
+               r->time.median_ms, r->time.min_ms, r->time.reps, r->gbps, copy_gbps,
+               100.0 * r->gbps / copy_gbps);
+    if (opt->mode == CLI_MODE_BENCH && r->passed)
+        printf(",\"cpu_single_ms\":%.3f,\"cpu_openmp_ms\":%.3f,\"cpu_threads\":%d", cpu_single_ms,
+               cpu_openmp_ms, cpu_thread_count());
+    printf("}\n");
+}
+
+static void print_bench_table(FILE *out, const struct conv1d_variant *variants, int count,
+                              const struct variant_result *results, double copy_gbps,
+                              double cpu_single_ms, double cpu_openmp_ms) {
+    fprintf(out, "  %-22s %10s %10s %9s %7s %10s %10s%s\n", "kernel", "median ms", "min ms",
+            "GB/s", "% copy", "vs CPU 1T", "vs CPU MT", count > 1 ? "  vs first" : "");
+    for (int v = 0; v < count; ++v) {
+        const struct variant_result *r = &results[v];
+        if (!r->passed) {
+            fprintf(out, "  %-22s  failed verification: not timed\n", variants[v].label);
+            continue;
+        }
+        fprintf(out, "  %-22s %10.4f %10.4f %9.1f %6.1f%% %9.1fx %9.1fx", variants[v].label,
+                r->time.median_ms, r->time.min_ms, r->gbps, 100.0 * r->gbps / copy_gbps,
+                cpu_single_ms / r->time.median_ms, cpu_openmp_ms / r->time.median_ms);
+        if (count > 1 && results[0].passed)
+            fprintf(out, " %8.2fx", results[0].time.median_ms / r->time.median_ms);
+        fputc('\n', out);
+    }
+    fprintf(out, "  %-22s %10.4f  (median of %d)\n", "CPU, 1 thread", cpu_single_ms,
+            CPU_REPS_SINGLE);
+    fprintf(out, "  %-22s %10.4f  (median of %d, %d threads)\n", "CPU, OpenMP", cpu_openmp_ms,
+            CPU_REPS_OPENMP, cpu_thread_count());
+    fprintf(out, "  %-22s %10s %10s %9.1f %6.1f%%\n", "device-to-device copy", "", "", copy_gbps,
+            100.0);
+}
+
+/* Runs every variant on one signal and mask; returns the number of variants that failed. */
+static int run_configuration(const struct cli_spec *spec, const struct cli_options *opt,
+                             const struct device_info *device, const struct conv1d_variant *variants,
+                             int variant_count, const struct signal *signal,
+                             const struct mask *mask, FILE *human) {
+    size_t n = signal->length, bytes = n * sizeof(float);
+    float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
+    float *got = host_malloc(bytes, "GPU result");
+    cpu_correlate_1d(signal->values, n, mask->weights, mask->width, ref, magnitude, 1);
+
+    /* The host side of every CUDA program: allocate, copy in, (launch), copy out, free. */
+    struct device_buffers d;
+    d.in = device_malloc(bytes, "input signal");
+    d.mask = device_malloc((size_t)mask->width * sizeof(float), "mask");
+    d.out = device_malloc(bytes, "output signal");
+    CUDA_CHECK(cudaMemcpy(d.in, signal->values, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(d.mask, mask->weights, (size_t)mask->width * sizeof(float),
+                          cudaMemcpyHostToDevice));
+
+    fprintf(human, "n=%zu mask=%s block=%d\n", n, mask->name, opt->block);
+    struct variant_result results[8];
+    int failures = 0;
+    double copy_gbps = 0.0, cpu_single_ms = 0.0, cpu_openmp_ms = 0.0;
+    if (opt->mode != CLI_MODE_CHECK) copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
+    for (int v = 0; v < variant_count && v < 8; ++v) {
+        struct launch_job job = {&variants[v], d, (int)n, mask->width, opt->block};
+        results[v] = check_variant(&job, mask, ref, magnitude, got, human);
+        if (v == 0 && opt->output) {
+            char err[WB_ERR_LEN];
+            size_t shape[1] = {n};
+            if (npy_save_f32(opt->output, got, 1, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+            fprintf(human, "  wrote the GPU result to %s\n", opt->output);
+        }
+        if (!results[v].passed) ++failures;
+        if (opt->mode != CLI_MODE_CHECK && results[v].passed) {
+            results[v].time = gpu_time(launch_variant, &job, WARMUP_RUNS, opt->reps);
+            results[v].gbps = effective_gbps(2.0 * bytes + mask->width * sizeof(float),
+                                             results[v].time.median_ms);
+        }
+        fprintf(human, "  %-22s %s", variants[v].label, results[v].passed ? "PASS" : "FAIL");
+        if (opt->mode == CLI_MODE_RUN && results[v].passed)
+            fprintf(human, "  %.4f ms  %.1f GB/s  %.1f%% of copy (%.0f GB/s)",
+                    results[v].time.median_ms, results[v].gbps,
+                    100.0 * results[v].gbps / copy_gbps, copy_gbps);
+        fputc('\n', human);
+        if (opt->mode == CLI_MODE_CHECK || !results[v].passed)
+            verify_print_summary(human, variants[v].label, &results[v].summary);
+    }
+    if (opt->mode == CLI_MODE_BENCH) {
+        struct cpu_job single = {signal, mask, ref, 0}, openmp = {signal, mask, ref, 1};
+        cpu_single_ms = host_time(run_cpu_reference, &single, CPU_REPS_SINGLE).median_ms;
+        cpu_openmp_ms = host_time(run_cpu_reference, &openmp, CPU_REPS_OPENMP).median_ms;
+        print_bench_table(human, variants, variant_count, results, copy_gbps, cpu_single_ms,
+                          cpu_openmp_ms);
+    }
+    if (opt->json)
+        for (int v = 0; v < variant_count && v < 8; ++v)
+            print_json(spec, opt, device->name, &variants[v], mask, (int)n, &results[v],
+                       copy_gbps, cpu_single_ms, cpu_openmp_ms);
+    CUDA_CHECK(cudaFree(d.in));
+    CUDA_CHECK(cudaFree(d.mask));
+    CUDA_CHECK(cudaFree(d.out));
+    free(got);
+    free(magnitude);
+    free(ref);
+    return failures;
+}
+
+/* ---- the program ------------------------------------------------------------------------- */
+
+int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
+                        const struct conv1d_variant *variants, int variant_count) {
+    char err[WB_ERR_LEN];
+    struct cli_options opt;
+    const char *slash = strrchr(argv[0], '/');
+    wb_set_program_name(slash ? slash + 1 : argv[0]); /* ch01_basic_1d or ..._exercise */
+    int parsed = cli_parse(argc, argv, spec, &opt, err);
+    if (parsed == 1) return WB_EXIT_PASS;
+    if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (opt.output && !cli_has_extension(opt.output, ".npy"))
+        wb_die(WB_EXIT_USAGE, "--output '%s': the 1D chapters write .npy files", opt.output);
+    if (variant_count > 8) wb_die(WB_EXIT_USAGE, "at most 8 variants per chapter");
+
+    /* Everything the user gave is read and validated before the GPU is touched. */
+    struct signal given = {NULL, 0};
+    if (opt.input) load_signal(opt.input, &given);
+    int mask_count;
+    struct mask *masks = make_masks(spec, &opt, &mask_count);
+
+    struct device_info device;
+    device_probe(&device);
+    FILE *human = opt.json ? stderr : stdout;
+    fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
+            wb_program_name(), device.name, device.sm_major, device.sm_minor, device.multiprocessors,
+            (unsigned long long)opt.seed, cpu_thread_count());
+
+    int configurations = 0, failed = 0;
+    for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
+        struct signal signal = given;
+        if (!opt.input) {
+            signal.length = (size_t)opt.sizes[s].width;
+            signal.values = host_malloc(signal.length * sizeof(float), "input signal");
+            fill_uniform(signal.values, signal.length, opt.seed, -1.0f, 1.0f);
+        }
+        for (int m = 0; m < mask_count; ++m, ++configurations)
+            failed += run_configuration(spec, &opt, &device, variants, variant_count, &signal,
+                                        &masks[m], human) > 0;
+        if (!opt.input) free(signal.values);
+    }
+    for (int m = 0; m < mask_count; ++m) mask_free(&masks[m]);
+    free(masks);
+    free(given.values);
+    if (failed)
+        fprintf(human, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",
+                wb_program_name(), failed, configurations, (unsigned long long)opt.seed);
+    else
+        fprintf(human, "%s: PASS (%d configuration%s)\n", wb_program_name(), configurations,
+                configurations == 1 ? "" : "s");
+    return failed ? WB_EXIT_FAIL : WB_EXIT_PASS;
+}

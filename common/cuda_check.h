@@ -1,0 +1,58 @@
+/* cuda_check.h: CUDA errors and the device probe.
+ *
+ *   CUDA_CHECK(expr)      run a CUDA runtime call; on error print the expression's text, file,
+ *                         line and CUDA's message, then exit with WB_EXIT_FAIL
+ *   CUDA_CHECK_LAUNCH()   after every kernel launch: checks cudaGetLastError() the same way
+ *   device_probe          find a usable GPU or exit 77 (CTest's "skipped"), saying why
+ *   device_malloc         cudaMalloc that turns "too big for this GPU" into a clear exit 2
+ *
+ * Usable from C (host code) and CUDA C (kernel files): only the runtime API header is needed.
+ */
+#ifndef CUDA_CHECK_H
+#define CUDA_CHECK_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#include "workbook.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void cuda_check_failed(cudaError_t status, const char *expression, const char *file, int line)
+    __attribute__((noreturn));
+
+#define CUDA_CHECK(expr)                                                                           \
+    do {                                                                                           \
+        cudaError_t cuda_check_status_ = (expr);                                                   \
+        if (cuda_check_status_ != cudaSuccess)                                                     \
+            cuda_check_failed(cuda_check_status_, #expr, __FILE__, __LINE__);                      \
+    } while (0)
+
+#define CUDA_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+
+struct device_info {
+    int id;
+    char name[256];
+    int sm_major, sm_minor;
+    int multiprocessors;
+    size_t global_memory;   /* bytes */
+    int l2_cache_bytes;
+    int max_threads_per_block;
+};
+
+/* Selects device 0 and creates its context. Any failure (no driver, no device, a device that
+ * cannot start a context) prints "<program>: no usable CUDA device (<reason>): skipping" and
+ * exits with WB_EXIT_NO_DEVICE. */
+void device_probe(struct device_info *info);
+
+/* cudaMalloc of `bytes` for `what` ("input signal"). If the device cannot hold it, exits with
+ * WB_EXIT_USAGE and a message giving the size asked for and the memory free. */
+void *device_malloc(size_t bytes, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,88 @@
+/* verify.c: the tolerance rule, the comparison with its report, the error map (see verify.h). */
+#include "verify.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "image_io.h"
+
+double verify_tolerance(double magnitude, int terms) {
+    return VERIFY_ATOL + (double)terms * FLT_EPSILON * magnitude;
+}
+
+static int output_ok(float got, float ref, float magnitude, int terms) {
+    /* Written so that NaN in got (or anywhere) compares false, i.e. fails. */
+    return fabs((double)got - (double)ref) <= verify_tolerance(magnitude, terms);
+}
+
+static void print_position(FILE *log, size_t index, struct verify_shape shape) {
+    if (shape.height == 1 && shape.channels == 1) {
+        fprintf(log, "i=%zu", index);
+        return;
+    }
+    size_t plane = shape.width * shape.height;
+    size_t c = index / plane, rest = index % plane;
+    fprintf(log, "x=%zu y=%zu", rest % shape.width, rest / shape.width);
+    if (shape.channels > 1) fprintf(log, " channel=%zu", c);
+}
+
+int verify_outputs(const float *got, const float *ref, const float *magnitude,
+                   struct verify_shape shape, int terms, int max_listed, FILE *log,
+                   struct verify_summary *summary) {
+    size_t count = shape.width * shape.height * (size_t)shape.channels;
+    struct verify_summary s = {count, 0, 0.0, 0.0, 0.0};
+    double diff_sq = 0.0, ref_sq = 0.0;
+    int saw_nan = 0;
+    for (size_t i = 0; i < count; ++i) {
+        double diff = fabs((double)got[i] - (double)ref[i]);
+        double fraction = diff / verify_tolerance(magnitude[i], terms);
+        saw_nan |= isnan(diff);
+        diff_sq += diff * diff;
+        ref_sq += (double)ref[i] * ref[i];
+        s.max_abs_error = fmax(s.max_abs_error, diff); /* fmax ignores NaN; saw_nan keeps it */
+        s.worst_fraction = fmax(s.worst_fraction, fraction);
+        if (output_ok(got[i], ref[i], magnitude[i], terms)) continue;
+        if (log && (long)s.mismatches < max_listed) {
+            fprintf(log, "  mismatch at ");
+            print_position(log, i, shape);
+            fprintf(log, ": expected %.9g, got %.9g%s\n", ref[i], got[i],
+                    isnan(got[i]) ? " (never written?)" : "");
+        }
+        ++s.mismatches;
+    }
+    s.rel_l2_error = ref_sq > 0.0 ? sqrt(diff_sq / ref_sq) : sqrt(diff_sq);
+    if (saw_nan) s.max_abs_error = s.worst_fraction = NAN;
+    *summary = s;
+    return s.mismatches ? 1 : 0;
+}
+
+void verify_print_summary(FILE *out, const char *label, const struct verify_summary *s) {
+    fprintf(out,
+            "  checked %zu outputs: %zu mismatches, max error %.3g (%.2f of tolerance), "
+            "relative L2 error %.3g\n",
+            s->checked, s->mismatches, s->max_abs_error, s->worst_fraction,
+            isnan(s->rel_l2_error) ? NAN : s->rel_l2_error); /* "nan", never "-nan" */
+    fprintf(out, "%s: %s\n", label, s->mismatches ? "FAIL" : "PASS");
+}
+
+int verify_error_map_png(const char *path, const float *got, const float *ref,
+                         const float *magnitude, struct verify_shape shape, int terms, char *err) {
+    struct image map;
+    if (image_alloc(&map, (int)shape.width, (int)shape.height, 3, err)) return -1;
+    size_t plane = shape.width * shape.height;
+    for (size_t p = 0; p < plane; ++p) {
+        int bad = 0;
+        for (int c = 0; c < shape.channels; ++c) {
+            size_t i = (size_t)c * plane + p;
+            bad |= !output_ok(got[i], ref[i], magnitude[i], terms);
+        }
+        float context = 0.15f + 0.35f * fminf(fmaxf(ref[p], 0.0f), 1.0f);
+        map.data[p] = bad ? 1.0f : context;
+        map.data[plane + p] = bad ? 0.0f : context;
+        map.data[2 * plane + p] = bad ? 0.0f : context;
+    }
+    int status = image_save_png(path, &map, err);
+    image_free(&map);
+    return status;
+}

@@ -1,0 +1,66 @@
+/* verify.h: is a GPU result right? The tolerance rule, the report and the error map.
+ *
+ *   verify_tolerance   the largest error allowed for one output
+ *   verify_outputs     compares every output, lists the first mismatches, fills a summary
+ *   verify_print_summary   prints the summary and the PASS / FAIL line
+ *   verify_error_map_png   2D: a PNG showing where the mismatches are
+ *
+ * The rule (DESIGN): |got - ref| <= VERIFY_ATOL + terms * FLT_EPSILON * magnitude, where
+ * magnitude = sum |M| * |N| over the output's window and terms is the number of products (mask
+ * width x height). Float summation of `terms` products in any order errs by at most about
+ * terms * FLT_EPSILON/2 * magnitude, so a correct kernel always passes with a factor of two to
+ * spare, while an output that used one wrong input, missed a term or was never written (the
+ * output is poisoned with NaN before every run) fails. NaN never passes.
+ */
+#ifndef VERIFY_H
+#define VERIFY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "workbook.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Absolute floor of the tolerance: only exact zeros (empty windows) rely on it. */
+#define VERIFY_ATOL 1e-30
+
+/* The layout being compared: 1D signals are width = n, height = channels = 1. Planes are
+ * stored one after the other (plane c at offset c * width * height). */
+struct verify_shape {
+    size_t width;
+    size_t height;
+    int channels;
+};
+
+struct verify_summary {
+    size_t checked;
+    size_t mismatches;
+    double max_abs_error;   /* over all outputs; NaN if any output is NaN */
+    double worst_fraction;  /* max of |got - ref| / tolerance: > 1 means a mismatch */
+    double rel_l2_error;    /* ||got - ref|| / ||ref|| */
+};
+
+double verify_tolerance(double magnitude, int terms);
+
+/* Compares got against ref with the rule above. Lists up to max_listed mismatches on `log`
+ * (may be NULL) as "  mismatch at i=17: expected 0.5, got nan". Returns 0 if all pass, 1 if not. */
+int verify_outputs(const float *got, const float *ref, const float *magnitude,
+                   struct verify_shape shape, int terms, int max_listed, FILE *log,
+                   struct verify_summary *summary);
+
+/* Prints "  checked N outputs: M mismatches, max error E, relative L2 error R" and then
+ * "<label>: PASS" or "<label>: FAIL". */
+void verify_print_summary(FILE *out, const char *label, const struct verify_summary *summary);
+
+/* Writes an RGB PNG of width x height: mismatching pixels (any channel) red, the others a dim
+ * gray copy of the reference's first channel, so tile edges and borders stand out. */
+int verify_error_map_png(const char *path, const float *got, const float *ref,
+                         const float *magnitude, struct verify_shape shape, int terms, char *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

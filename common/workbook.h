@@ -1,0 +1,41 @@
+/* workbook.h: conventions every program of the workbook shares.
+ *
+ *   exit codes      WB_EXIT_*: 0 pass, 1 verification failed, 2 bad usage or input, 77 no device
+ *   error messages  functions that can fail on bad input return 0 on success and -1 on failure,
+ *                   writing one line (no trailing newline) into a caller's char[WB_ERR_LEN]
+ *   wb_die()        print "<program>: <message>" on stderr and exit with the given code
+ */
+#ifndef WORKBOOK_H
+#define WORKBOOK_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    WB_EXIT_PASS = 0,
+    WB_EXIT_FAIL = 1,      /* a result was wrong, or the GPU reported an error while running */
+    WB_EXIT_USAGE = 2,     /* bad command line, bad input file, input too large for the GPU */
+    WB_EXIT_NO_DEVICE = 77 /* CTest's SKIP_RETURN_CODE */
+};
+
+#define WB_ERR_LEN 256
+
+/* Largest 1D mask width any chapter accepts (odd, so its halo of 31 fits the smallest block of
+ * 32 threads used by the tiled chapters). */
+#define WB_MAX_MASK_WIDTH_1D 63
+
+/* Name printed in front of error messages; set once by main() (defaults to "workbook"). */
+void wb_set_program_name(const char *name);
+const char *wb_program_name(void);
+
+/* Prints "<program>: <formatted message>\n" on stderr and exits with `code`. */
+void wb_die(int code, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* snprintf into an error buffer of WB_ERR_LEN bytes and return -1, for one-line error returns. */
+int wb_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,75 @@
+# chapter_1d.sh: the tests every 1D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
+# $solution, $exercise, $fixtures set). Lengths straddle warp and block boundaries; every mask
+# width from 1 to the maximum runs at each length up to 2^20, with random data and a random mask
+# drawn fresh on every run (the seed is printed).
+max_width=63
+usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
+usage_error "ch${nn}_positional_argument" "unexpected argument" "$solution" 4097
+usage_error "ch${nn}_length_zero" "out of range" "$solution" --size 0
+usage_error "ch${nn}_length_negative" "out of range" "$solution" --size -5
+usage_error "ch${nn}_length_too_big" "out of range" "$solution" --size 2000000000
+usage_error "ch${nn}_length_not_number" "not a whole number" "$solution" --size 12abc
+usage_error "ch${nn}_length_2d" "2D" "$solution" --size 10x10
+usage_error "ch${nn}_mask_width_zero" "out of range" "$solution" --mask-width 0
+usage_error "ch${nn}_mask_width_negative" "out of range" "$solution" --mask-width -3
+usage_error "ch${nn}_mask_width_over_max" "out of range" "$solution" --mask-width $((max_width + 1))
+usage_error "ch${nn}_mask_unknown" "unknown mask" "$solution" --mask blurry
+usage_error "ch${nn}_mask_file_missing" "cannot open" "$solution" --mask-file "$fixtures/no_such_mask.txt"
+usage_error "ch${nn}_mask_file_wrong_count" "has 3 values but --mask-width is 5" \
+    "$solution" --mask-file "$fixtures/mask_3.txt" --mask-width 5
+usage_error "ch${nn}_mask_file_not_numbers" "not a number" "$solution" --mask-file "$fixtures/mask_words.txt"
+usage_error "ch${nn}_mask_file_nan" "not a finite" "$solution" --mask-file "$fixtures/mask_nan.txt"
+usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
+usage_error "ch${nn}_mask_file_2d" "needs one row" "$solution" --mask-file "$fixtures/mask_3x3.txt"
+usage_error "ch${nn}_mask_file_too_wide" "at most $max_width" "$solution" --mask-file "$fixtures/mask_65.txt"
+usage_error "ch${nn}_mask_file_empty" "no numbers" "$solution" --mask-file "$fixtures/mask_empty.txt"
+usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_signal.npy"
+usage_error "ch${nn}_input_not_npy" "npy" "$solution" --input "$fixtures/not_numpy.npy"
+usage_error "ch${nn}_input_truncated" "$fixtures/truncated.npy" "$solution" --input "$fixtures/truncated.npy"
+usage_error "ch${nn}_input_png" "from .npy files" "$solution" --input "$fixtures/not_a_png.png"
+usage_error "ch${nn}_input_2d" "1-D signal" "$solution" --input "$fixtures/array_2x3.npy"
+usage_error "ch${nn}_input_nan" "non-finite" "$solution" --input "$fixtures/signal_nan.npy"
+usage_error "ch${nn}_input_and_size" "not both" "$solution" --input "$fixtures/signal_33.npy" --size 5
+usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
+    "$solution" --input "$fixtures/signal_33.npy" --output "$fixtures/../fixtures/signal_33.npy"
+usage_error "ch${nn}_output_png" "write .npy" "$solution" --output "$b/out/x.png"
+usage_error "ch${nn}_block_zero" "out of range" "$solution" --block 0
+usage_error "ch${nn}_block_too_big" "out of range" "$solution" --block 1025
+usage_error "ch${nn}_reps_too_few" "out of range" "$solution" --reps 5
+usage_error "ch${nn}_seed_not_number" "not a whole number" "$solution" --seed 0x10
+usage_error "ch${nn}_check_and_bench" "not both" "$solution" --check --bench
+usage_error "ch${nn}_value_missing" "needs a value" "$solution" --size
+
+# GPU battery, run for the solution (must pass) and for the exercise (`make check CH=NN`).
+battery() {
+    kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    for n in 1 2 31 32 33 1000 4097 1048576; do
+        add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check --size $n --mask-width "1:$max_width"
+    done
+    add "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check --size 67108864 \
+        --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
+    for block in 1 32 33 96 1024; do
+        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
+            --size 1,37,1000,4097 --mask-width "1:$max_width"
+    done
+    for mask in box gaussian sharpen laplacian sobel emboss; do
+        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+            --size 4097 --mask-width "1:$max_width"
+    done
+}
+battery solution "$solution"
+battery exercise "$exercise"
+
+add "ch${nn}_solution_input_npy" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*chirp_derivative" -- \
+    "$solution" --check --input "$root/data/signals/chirp_4099.npy" \
+    --mask-file "$root/data/masks/derivative_5.txt" --output "$b/out/ch${nn}_chirp_derivative.npy"
+add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" -- \
+    "$solution" --size 1048576 --reps 20
+add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "vs CPU 1T.*" -- \
+    "$solution" --bench --size 1048576 --mask-width 5,31 --reps 20
+add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
+    "$solution" --check --json --size 1000 --mask-width 7
+add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "FAIL" -- \
+    "$exercise" --check --size 4097 --mask-width 5
+add "ch${nn}_solution_memcheck" "gpu;ch$nn;solution" "$root/tests/sanitize.sh" memcheck \
+    "$solution" --check --size 1,33,4097 --mask-width "1:$max_width" --block 33
