@@ -18,17 +18,18 @@ BUILD := build
 
 # ---- tools: say exactly what is missing ---------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+NVCC_BIN := $(shell command -v $(NVCC) 2>/dev/null)
 CC := gcc
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out help clean,$(GOALS)),)
-  ifeq ($(NVCC),)
+  ifeq ($(NVCC_BIN),)
     $(error nvcc not found: install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads, or Debian's nvidia-cuda-toolkit) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
   endif
   ifneq ($(shell pkg-config --exists libpng 2>/dev/null && echo yes),yes)
     $(error libpng not found: install its development files (Debian/Ubuntu: apt-get install libpng-dev pkg-config; Fedora: dnf install libpng-devel pkgconf))
   endif
 endif
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC_BIN))
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
 
@@ -82,13 +83,13 @@ ch$(call chapter_number,$(1))_DIR := $(1)
 $(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) | $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise
 	$(CC) $(CFLAGS) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) | $(BUILD)/$(1)/solution
-	$(NVCC) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/exercise/%.o: exercises/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) | $(BUILD)/$(1)/exercise
-	$(NVCC) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu)) $(COMMON_LIB)
-	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS)
+	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(patsubst exercises/$(1)/%.cu,$(BUILD)/$(1)/exercise/%.o,$(wildcard exercises/$(1)/*.cu)) $(COMMON_LIB)
-	$(NVCC) $(GENCODE) $$^ -o $$@ $(LDLIBS)
+	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS)
 $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise:
 	mkdir -p $$@
 all: $(BUILD)/ch$(1) $(BUILD)/ch$(1)_exercise
@@ -128,4 +129,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '2,13s/^# \{0,1\}//p' Makefile
+	@sed -n '3,10s/^# \{0,1\}//p' Makefile

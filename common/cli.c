@@ -32,7 +32,8 @@ static int parse_long(const char *option, const char *text, long lo, long hi, lo
 static int parse_size(const char *option, const char *text, int dims, long max_w, long max_h,
                       struct cli_size *size, char *err) {
     char buffer[64];
-    if (strlen(text) >= sizeof buffer) return wb_error(err, "%s: '%.20s...' is too long", option, text);
+    if (strlen(text) >= sizeof buffer)
+        return wb_error(err, "%s: '%.20s...' is too long", option, text);
     strcpy(buffer, text);
     char *x = strchr(buffer, 'x');
     if (x && dims == 1) return wb_error(err, "%s: '%s' is 2D but this chapter is 1D", option, text);
@@ -40,6 +41,9 @@ static int parse_size(const char *option, const char *text, int dims, long max_w
     if (parse_long(option, buffer, 1, max_w, &size->width, err)) return -1;
     size->height = dims == 1 ? 1 : size->width;
     if (x && parse_long(option, x + 1, 1, max_h, &size->height, err)) return -1;
+    if (!x && size->height > max_h)
+        return wb_error(err, "%s: %s means %ldx%ld, taller than the limit of %ld", option, text,
+                        size->width, size->height, max_h);
     return 0;
 }
 
@@ -77,7 +81,9 @@ static int parse_size_list(const char *option, const char *text, int dims, long 
     return 0;
 }
 
-static int is_power_of_two(long v) { return v > 0 && (v & (v - 1)) == 0; }
+static int is_power_of_two(long v) {
+    return v > 0 && (v & (v - 1)) == 0;
+}
 
 /* Fetches the value of an option given as "--name value" or "--name=value". */
 static const char *option_value(int argc, char **argv, int *i, const char *inline_value,
@@ -107,13 +113,14 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         char name[64];
         const char *arg = argv[i], *inline_value = NULL, *eq = strchr(arg, '=');
         if (strncmp(arg, "--", 2) != 0 && strcmp(arg, "-h") != 0)
-            return wb_error(err, "unexpected argument '%s' (options start with --; see --help)", arg);
+            return wb_error(err, "unexpected argument '%s' (options start with --; see --help)",
+                            arg);
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
         if (eq) inline_value = eq + 1;
         static const char *const flags[] = {"--check", "--bench", "--json", "--help", "-h"};
-        static const char *const valued[] = {"--size",  "--mask-width", "--mask", "--mask-file",
-                                             "--input", "--output",     "--block", "--reps",
-                                             "--seed"};
+        static const char *const valued[] = {"--size",      "--mask-width", "--mask",
+                                             "--mask-file", "--input",      "--output",
+                                             "--block",     "--reps",       "--seed"};
         int takes_value = -1;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k)
             if (!strcmp(name, flags[k])) takes_value = 0;
@@ -125,6 +132,7 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         if (takes_value && !(value = option_value(argc, argv, &i, inline_value, name, err)))
             return -1;
         long number;
+        if (value && !*value) return wb_error(err, "%s needs a value, got an empty one", name);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             cli_print_help(stdout, spec);
             return 1;
@@ -135,8 +143,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         } else if (!strcmp(name, "--json")) {
             opt->json = 1;
         } else if (!strcmp(name, "--size")) {
-            if (parse_size_list(name, value, spec->dims, max_length, IMAGE_MAX_DIM, 0,
-                                opt->sizes, &opt->size_count, err))
+            if (parse_size_list(name, value, spec->dims, max_length, IMAGE_MAX_DIM, 0, opt->sizes,
+                                &opt->size_count, err))
                 return -1;
         } else if (!strcmp(name, "--mask-width")) {
             if (parse_size_list(name, value, spec->dims, spec->max_mask.width,
@@ -144,7 +152,9 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                                 err))
                 return -1;
         } else if (!strcmp(name, "--mask")) {
-            if (mask_kind_parse(value, &opt->mask_kind, err)) return -1;
+            char why[WB_ERR_LEN];
+            if (mask_kind_parse(value, &opt->mask_kind, why))
+                return wb_error(err, "--mask: %s", why);
             mask_named = 1;
         } else if (!strcmp(name, "--mask-file")) {
             opt->mask_file = value;
@@ -177,6 +187,10 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         return wb_error(err, "give --size or --input, not both (the input decides the size)");
     if (opt->mask_file && opt->mask_size_count > 1)
         return wb_error(err, "--mask-file fixes the mask size: give at most one --mask-width");
+    for (int k = 0; spec->dims == 2 && k < opt->size_count; ++k)
+        if ((size_t)opt->sizes[k].width * (size_t)opt->sizes[k].height > IMAGE_MAX_PIXELS)
+            return wb_error(err, "--size %ldx%ld has more than %zu pixels", opt->sizes[k].width,
+                            opt->sizes[k].height, (size_t)IMAGE_MAX_PIXELS);
     if (opt->output && (opt->size_count > 1 || opt->mask_size_count > 1))
         return wb_error(err, "--output needs a single --size and --mask-width");
     if (cli_check_output_path(opt->input, opt->output, err)) return -1;
@@ -197,12 +211,14 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "%s: %s\n\n", spec->program, spec->summary);
     fprintf(out, "usage: %s [options]\n\n", spec->program);
     if (spec->dims == 1)
-        fprintf(out, "  --size LIST        signal length (default %ld); a comma list runs each, "
-                     "e.g. 31,4097\n",
+        fprintf(out,
+                "  --size LIST        signal length (default %ld); a comma list runs each, "
+                "e.g. 31,4097\n",
                 spec->default_size.width);
     else
-        fprintf(out, "  --size LIST        image size WxH (default %ldx%ld); a comma list runs "
-                     "each, e.g. 1000x777\n",
+        fprintf(out,
+                "  --size LIST        image size WxH (default %ldx%ld); a comma list runs "
+                "each, e.g. 1000x777\n",
                 spec->default_size.width, spec->default_size.height);
     fprintf(out, "  --input PATH       read %s instead of generating data\n", spec->input_formats);
     fprintf(out, "  --output PATH      write the GPU result (%s)\n",
@@ -214,8 +230,9 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         fprintf(out, "  --mask-width LIST  1 to %ld (default %ld); lists 3,5,7 and ranges 1:%ld\n",
                 spec->max_mask.width, spec->default_mask.width, spec->max_mask.width);
     else
-        fprintf(out, "  --mask-width LIST  W or WxH, up to %ldx%ld (default %ldx%ld); lists and "
-                     "ranges 2:7\n",
+        fprintf(out,
+                "  --mask-width LIST  W or WxH, up to %ldx%ld (default %ldx%ld); lists and "
+                "ranges 2:7\n",
                 spec->max_mask.width, spec->max_mask.height, spec->default_mask.width,
                 spec->default_mask.height);
     fprintf(out, "  --block N          threads per block, %d to %d%s (default %d)\n",
@@ -223,7 +240,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
             spec->default_block);
     fprintf(out, "  --reps N           timed repetitions, %d to %d (default 30)\n", CLI_MIN_REPS,
             CLI_MAX_REPS);
-    fprintf(out, "  --seed N           seed for the random data and mask (default: fresh, printed)\n");
+    fprintf(out,
+            "  --seed N           seed for the random data and mask (default: fresh, printed)\n");
     fprintf(out, "  --check            verify against the CPU reference only; exit 0 or 1\n");
     fprintf(out, "  --bench            verify, then time against the copy bound and the CPU\n");
     fprintf(out, "  --json             print results as JSON lines on stdout\n");
@@ -238,8 +256,10 @@ int cli_check_output_path(const char *input, const char *output, char *err) {
     if (strcmp(input, output) == 0 ||
         (stat(input, &in_stat) == 0 && stat(output, &out_stat) == 0 &&
          in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino))
-        return wb_error(err, "--output '%s' is the same file as input '%s': refusing to "
-                             "overwrite an input", output, input);
+        return wb_error(err,
+                        "--output '%s' is the same file as input '%s': refusing to "
+                        "overwrite an input",
+                        output, input);
     return 0;
 }
 

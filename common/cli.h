@@ -44,20 +44,20 @@ struct cli_spec {
     struct cli_size default_mask; /* default mask width (x height) */
     struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */
     int default_block, min_block, max_block;
-    int block_power_of_two;       /* --block must be a power of two */
-    const char *input_formats;    /* "a 1-D float32 .npy" for --help and errors */
+    int block_power_of_two;    /* --block must be a power of two */
+    const char *input_formats; /* "a 1-D float32 .npy" for --help and errors */
 };
 
 enum cli_mode { CLI_MODE_RUN, CLI_MODE_CHECK, CLI_MODE_BENCH };
 
 struct cli_options {
     struct cli_size sizes[CLI_MAX_VALUES];
-    int size_count;               /* 0 when --input is given */
+    int size_count; /* 0 when --input is given */
     struct cli_size mask_sizes[CLI_MAX_VALUES];
-    int mask_size_count;          /* 0 with --mask-file and no --mask-width: the file decides */
+    int mask_size_count; /* 0 with --mask-file and no --mask-width: the file decides */
     enum mask_kind mask_kind;
-    const char *mask_file;        /* NULL unless --mask-file */
-    const char *input, *output;   /* NULL unless given */
+    const char *mask_file;      /* NULL unless --mask-file */
+    const char *input, *output; /* NULL unless given */
     int block;
     int reps;
     uint64_t seed;

@@ -20,7 +20,8 @@ static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu; /* "mask": its stream diff
 
 static void *host_malloc(size_t bytes, const char *what) {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) wb_die(WB_EXIT_USAGE, "out of host memory for the %s (%.1f MiB)", what, bytes / 1048576.0);
+    if (!p)
+        wb_die(WB_EXIT_USAGE, "out of host memory for the %s (%.1f MiB)", what, bytes / 1048576.0);
     return p;
 }
 
@@ -39,8 +40,8 @@ static void load_signal(const char *path, struct signal *s) {
         wb_die(WB_EXIT_USAGE, "--input '%s': the 1D chapters read signals from .npy files", path);
     if (npy_load_f32(path, &s->values, &ndim, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
     if (ndim != 1)
-        wb_die(WB_EXIT_USAGE, "--input '%s' is a %d-D array; a 1D chapter needs a 1-D signal",
-               path, ndim);
+        wb_die(WB_EXIT_USAGE, "--input '%s' is a %d-D array; a 1D chapter needs a 1-D signal", path,
+               ndim);
     s->length = shape[0];
     if (s->length < 1 || s->length > (size_t)CLI_MAX_LENGTH_1D)
         wb_die(WB_EXIT_USAGE, "--input '%s' has %zu values; the length must be 1 to %ld", path,
@@ -103,8 +104,8 @@ struct cpu_job {
 
 static void run_cpu_reference(void *context) {
     struct cpu_job *job = context;
-    cpu_correlate_1d(job->signal->values, job->signal->length, job->mask->weights,
-                     job->mask->width, job->out, NULL, job->parallel);
+    cpu_correlate_1d(job->signal->values, job->signal->length, job->mask->weights, job->mask->width,
+                     job->out, NULL, job->parallel);
 }
 
 struct variant_result {
@@ -139,9 +140,12 @@ static struct variant_result check_variant(struct launch_job *job, const struct 
 static void json_string(const char *key, const char *value) {
     printf("\"%s\":\"", key);
     for (const unsigned char *c = (const unsigned char *)value; *c; ++c) {
-        if (*c == '"' || *c == '\\') printf("\\%c", *c);
-        else if (*c < 0x20) printf("\\u%04x", *c);
-        else putchar(*c);
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
     }
     putchar('"');
 }
@@ -160,9 +164,8 @@ static void print_json(const struct cli_spec *spec, const struct cli_options *op
     json_string("mask", mask->name);
     printf(",\"n\":%d,\"mask_width\":%d,\"block\":%d,\"seed\":%llu,\"pass\":%s,"
            "\"mismatches\":%zu,\"max_error\":%.9g,\"rel_l2_error\":%.9g",
-           n, mask->width, opt->block, (unsigned long long)opt->seed,
-           r->passed ? "true" : "false", r->summary.mismatches,
-           isnan(r->summary.max_abs_error) ? -1.0 : r->summary.max_abs_error,
+           n, mask->width, opt->block, (unsigned long long)opt->seed, r->passed ? "true" : "false",
+           r->summary.mismatches, isnan(r->summary.max_abs_error) ? -1.0 : r->summary.max_abs_error,
            isnan(r->summary.rel_l2_error) ? -1.0 : r->summary.rel_l2_error);
     if (opt->mode != CLI_MODE_CHECK && r->passed)
         printf(",\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,\"gbps\":%.3f,\"copy_gbps\":%.3f,"
@@ -178,8 +181,8 @@ static void print_json(const struct cli_spec *spec, const struct cli_options *op
 static void print_bench_table(FILE *out, const struct conv1d_variant *variants, int count,
                               const struct variant_result *results, double copy_gbps,
                               double cpu_single_ms, double cpu_openmp_ms) {
-    fprintf(out, "  %-22s %10s %10s %9s %7s %10s %10s%s\n", "kernel", "median ms", "min ms",
-            "GB/s", "% copy", "vs CPU 1T", "vs CPU MT", count > 1 ? "  vs first" : "");
+    fprintf(out, "  %-22s %10s %10s %9s %7s %10s %10s%s\n", "kernel", "median ms", "min ms", "GB/s",
+            "% copy", "vs CPU 1T", "vs CPU MT", count > 1 ? "  vs first" : "");
     for (int v = 0; v < count; ++v) {
         const struct variant_result *r = &results[v];
         if (!r->passed) {
@@ -203,9 +206,9 @@ static void print_bench_table(FILE *out, const struct conv1d_variant *variants, 
 
 /* Runs every variant on one signal and mask; returns the number of variants that failed. */
 static int run_configuration(const struct cli_spec *spec, const struct cli_options *opt,
-                             const struct device_info *device, const struct conv1d_variant *variants,
-                             int variant_count, const struct signal *signal,
-                             const struct mask *mask, FILE *human) {
+                             const struct device_info *device,
+                             const struct conv1d_variant *variants, int variant_count,
+                             const struct signal *signal, const struct mask *mask, FILE *human) {
     size_t n = signal->length, bytes = n * sizeof(float);
     float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
     float *got = host_malloc(bytes, "GPU result");
@@ -243,8 +246,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         fprintf(human, "  %-22s %s", variants[v].label, results[v].passed ? "PASS" : "FAIL");
         if (opt->mode == CLI_MODE_RUN && results[v].passed)
             fprintf(human, "  %.4f ms  %.1f GB/s  %.1f%% of copy (%.0f GB/s)",
-                    results[v].time.median_ms, results[v].gbps,
-                    100.0 * results[v].gbps / copy_gbps, copy_gbps);
+                    results[v].time.median_ms, results[v].gbps, 100.0 * results[v].gbps / copy_gbps,
+                    copy_gbps);
         fputc('\n', human);
         if (opt->mode == CLI_MODE_CHECK || !results[v].passed)
             verify_print_summary(human, variants[v].label, &results[v].summary);
@@ -258,8 +261,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     }
     if (opt->json)
         for (int v = 0; v < variant_count && v < 8; ++v)
-            print_json(spec, opt, device->name, &variants[v], mask, (int)n, &results[v],
-                       copy_gbps, cpu_single_ms, cpu_openmp_ms);
+            print_json(spec, opt, device->name, &variants[v], mask, (int)n, &results[v], copy_gbps,
+                       cpu_single_ms, cpu_openmp_ms);
     CUDA_CHECK(cudaFree(d.in));
     CUDA_CHECK(cudaFree(d.mask));
     CUDA_CHECK(cudaFree(d.out));
@@ -294,8 +297,8 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
     device_probe(&device);
     FILE *human = opt.json ? stderr : stdout;
     fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
-            wb_program_name(), device.name, device.sm_major, device.sm_minor, device.multiprocessors,
-            (unsigned long long)opt.seed, cpu_thread_count());
+            wb_program_name(), device.name, device.sm_major, device.sm_minor,
+            device.multiprocessors, (unsigned long long)opt.seed, cpu_thread_count());
 
     int configurations = 0, failed = 0;
     for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
@@ -310,7 +313,8 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                                         &masks[m], human) > 0;
         if (!opt.input) free(signal.values);
     }
-    for (int m = 0; m < mask_count; ++m) mask_free(&masks[m]);
+    for (int m = 0; m < mask_count; ++m)
+        mask_free(&masks[m]);
     free(masks);
     free(given.values);
     if (failed)

@@ -42,9 +42,10 @@ void *device_malloc(size_t bytes, const char *what) {
         cudaGetLastError(); /* clear it, so the next launch check does not report it again */
         size_t free_bytes = 0, total_bytes = 0;
         cudaMemGetInfo(&free_bytes, &total_bytes);
-        wb_die(WB_EXIT_USAGE, "the %s needs %.1f MiB of GPU memory but only %.1f MiB of %.1f MiB "
-               "is free: use a smaller input", what, bytes / 1048576.0, free_bytes / 1048576.0,
-               total_bytes / 1048576.0);
+        wb_die(WB_EXIT_USAGE,
+               "the %s needs %.1f MiB of GPU memory but only %.1f MiB of %.1f MiB "
+               "is free: use a smaller input",
+               what, bytes / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
     }
     if (status != cudaSuccess) cuda_check_failed(status, "cudaMalloc", __FILE__, __LINE__);
     return ptr;

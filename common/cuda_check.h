@@ -38,7 +38,7 @@ struct device_info {
     char name[256];
     int sm_major, sm_minor;
     int multiprocessors;
-    size_t global_memory;   /* bytes */
+    size_t global_memory; /* bytes */
     int l2_cache_bytes;
     int max_threads_per_block;
 };

@@ -8,7 +8,9 @@
 
 static const double PI = 3.14159265358979323846;
 
-void rng_init(struct rng *r, uint64_t seed) { r->state = seed; }
+void rng_init(struct rng *r, uint64_t seed) {
+    r->state = seed;
+}
 
 /* splitmix64 (Steele, Lea, Flood 2014): tiny, fast, and every seed gives a good sequence. */
 uint64_t rng_next(struct rng *r) {
@@ -20,7 +22,8 @@ uint64_t rng_next(struct rng *r) {
 
 float rng_uniform(struct rng *r, float lo, float hi) {
     float unit = (float)(rng_next(r) >> 40) * (1.0f / 16777216.0f);
-    return lo + (hi - lo) * unit;
+    float v = lo + (hi - lo) * unit;
+    return v < hi ? v : nextafterf(hi, lo); /* float rounding can land on hi itself */
 }
 
 uint64_t rng_fresh_seed(void) {
@@ -36,7 +39,8 @@ uint64_t rng_fresh_seed(void) {
 void fill_uniform(float *x, size_t n, uint64_t seed, float lo, float hi) {
     struct rng r;
     rng_init(&r, seed);
-    for (size_t i = 0; i < n; ++i) x[i] = rng_uniform(&r, lo, hi);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = rng_uniform(&r, lo, hi);
 }
 
 void signal_pattern(enum signal_kind kind, float *x, size_t n, uint64_t seed) {
@@ -44,9 +48,15 @@ void signal_pattern(enum signal_kind kind, float *x, size_t n, uint64_t seed) {
     rng_init(&r, seed);
     for (size_t i = 0; i < n; ++i) {
         switch (kind) {
-        case SIGNAL_RANDOM: x[i] = rng_uniform(&r, -1.0f, 1.0f); break;
-        case SIGNAL_IMPULSE: x[i] = (i == n / 2) ? 1.0f : 0.0f; break;
-        case SIGNAL_STEP: x[i] = (i >= n / 2) ? 1.0f : 0.0f; break;
+        case SIGNAL_RANDOM:
+            x[i] = rng_uniform(&r, -1.0f, 1.0f);
+            break;
+        case SIGNAL_IMPULSE:
+            x[i] = (i == n / 2) ? 1.0f : 0.0f;
+            break;
+        case SIGNAL_STEP:
+            x[i] = (i >= n / 2) ? 1.0f : 0.0f;
+            break;
         case SIGNAL_SINE:
             x[i] = (float)sin(2.0 * PI * (double)(i % 64) / 64.0) + rng_uniform(&r, -0.1f, 0.1f);
             break;
@@ -61,7 +71,9 @@ void image_pattern(enum image_pattern_kind kind, float *plane, int width, int he
         for (int x = 0; x < width; ++x) {
             float v = 0.0f;
             switch (kind) {
-            case PATTERN_CHECKERBOARD: v = ((x / cell + y / cell) % 2) ? 1.0f : 0.0f; break;
+            case PATTERN_CHECKERBOARD:
+                v = ((x / cell + y / cell) % 2) ? 1.0f : 0.0f;
+                break;
             case PATTERN_ZONE_PLATE: {
                 double dx = x - width / 2, dy = y - height / 2;
                 v = (float)(0.5 + 0.5 * cos(PI * (dx * dx + dy * dy) / extent));

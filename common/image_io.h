@@ -43,8 +43,9 @@ int image_alloc(struct image *img, int width, int height, int channels, char *er
 void image_free(struct image *img);
 
 /* Loads a PNG of any colour type and bit depth. Palette images expand to RGB (RGBA when the
- * palette has transparency); a tRNS chunk turns gray into gray+alpha and RGB into RGBA. 8-bit samples map to v/255,
- * 16-bit to v/65535, low bit depths to v/(2^depth - 1). No gamma or colour-space conversion. */
+ * palette has transparency); a tRNS chunk turns gray into gray+alpha and RGB into RGBA. 8-bit
+ * samples map to v/255, 16-bit to v/65535, low bit depths to v/(2^depth - 1). No gamma or
+ * colour-space conversion. */
 int image_load_png(const char *path, struct image *img, char *err);
 
 /* Saves an 8-bit PNG whose colour type follows the channel count. Each value is clamped to

@@ -10,8 +10,8 @@
 
 #include "data_gen.h"
 
-static const char *const kind_names[MASK_KIND_COUNT] = {
-    "box", "gaussian", "sharpen", "laplacian", "sobel", "emboss", "random"};
+static const char *const kind_names[MASK_KIND_COUNT] = {"box",   "gaussian", "sharpen", "laplacian",
+                                                        "sobel", "emboss",   "random"};
 
 /* Masks larger than this are refused by the loaders here; chapters set tighter limits. */
 enum { MASK_MAX_SIDE = 1024 };
@@ -55,7 +55,8 @@ static double gaussian_weight(int i, int size) {
 /* Binomial coefficient C(n, k) as a double; n stays below MASK_MAX_SIDE. */
 static double binomial(int n, int k) {
     double c = 1.0;
-    for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
+    for (int i = 1; i <= k; ++i)
+        c = c * (n - k + i) / i;
     return c;
 }
 
@@ -72,21 +73,37 @@ int mask_make(enum mask_kind kind, int width, int height, uint64_t seed, struct 
             int anchor = (i == cy && j == cx);
             double w = 0.0;
             switch (kind) {
-            case MASK_BOX: w = 1.0 / count; break;
-            case MASK_GAUSSIAN: w = gaussian_weight(i, height) * gaussian_weight(j, width); break;
-            case MASK_SHARPEN: w = 2.0 * anchor - 1.0 / count; break;
-            case MASK_LAPLACIAN: w = anchor ? 1.0 - count : 1.0; break;
-            case MASK_SOBEL: w = (j - (width - 1) / 2.0) * binomial(height - 1, i); break;
-            case MASK_EMBOSS: w = (j - (width - 1) / 2.0) + (i - (height - 1) / 2.0) + anchor; break;
-            case MASK_RANDOM: w = rng_uniform(&r, -1.0f, 1.0f); break;
-            default: break;
+            case MASK_BOX:
+                w = 1.0 / count;
+                break;
+            case MASK_GAUSSIAN:
+                w = gaussian_weight(i, height) * gaussian_weight(j, width);
+                break;
+            case MASK_SHARPEN:
+                w = 2.0 * anchor - 1.0 / count;
+                break;
+            case MASK_LAPLACIAN:
+                w = anchor ? 1.0 - count : 1.0;
+                break;
+            case MASK_SOBEL:
+                w = (j - (width - 1) / 2.0) * binomial(height - 1, i);
+                break;
+            case MASK_EMBOSS:
+                w = (j - (width - 1) / 2.0) + (i - (height - 1) / 2.0) + anchor;
+                break;
+            case MASK_RANDOM:
+                w = rng_uniform(&r, -1.0f, 1.0f);
+                break;
+            default:
+                break;
             }
             out->weights[i * width + j] = (float)w;
             sum += w;
         }
     }
     if (kind == MASK_GAUSSIAN)
-        for (int k = 0; k < count; ++k) out->weights[k] = (float)(out->weights[k] / sum);
+        for (int k = 0; k < count; ++k)
+            out->weights[k] = (float)(out->weights[k] / sum);
     if (height == 1)
         snprintf(out->name, sizeof out->name, "%s %d", kind_names[kind], width);
     else
@@ -101,7 +118,8 @@ static int parse_row(const char *path, int line_no, char *line, float *row, int 
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
     for (char *p = line;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\r' || *p == '\n') ++p;
+        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '\r' || *p == '\n')
+            ++p;
         if (!*p) break;
         char *end;
         errno = 0;
@@ -112,8 +130,8 @@ static int parse_row(const char *path, int line_no, char *line, float *row, int 
             return wb_error(err, "%s:%d: '%s' is not a number", path, line_no, token);
         }
         if (errno == ERANGE || !isfinite(v) || fabs(v) > 3.4e38)
-            return wb_error(err, "%s:%d: value %.*s is not a finite float", path, line_no,
-                            (int)(end - p), p);
+            return wb_error(err, "%s:%d: value %.*s is not a finite number in float range", path,
+                            line_no, (int)(end - p), p);
         if (*end && !strchr(" \t,\r\n", *end))
             return wb_error(err, "%s:%d: '%.*s' is not a number", path, line_no,
                             (int)strcspn(p, " \t,\r\n"), p);
@@ -149,7 +167,8 @@ int mask_load_file(const char *path, struct mask *out, char *err) {
         } else if (count > 0 && height == MASK_MAX_SIDE) {
             status = wb_error(err, "%s:%d: more than %d rows", path, line_no, MASK_MAX_SIDE);
         }
-        if (!status && count > 0) memcpy(values + (size_t)height++ * width, row, sizeof(float) * width);
+        if (!status && count > 0)
+            memcpy(values + (size_t)height++ * width, row, sizeof(float) * width);
     }
     if (!status && ferror(f)) status = wb_error(err, "error reading '%s'", path);
     if (!status && height == 0) status = wb_error(err, "mask file '%s' holds no numbers", path);
@@ -173,6 +192,7 @@ void mask_free(struct mask *m) {
 
 double mask_abs_sum(const struct mask *m) {
     double s = 0.0;
-    for (int k = 0; k < m->width * m->height; ++k) s += fabs(m->weights[k]);
+    for (int k = 0; k < m->width * m->height; ++k)
+        s += fabs(m->weights[k]);
     return s;
 }

@@ -22,7 +22,7 @@ extern "C" {
 
 enum mask_kind {
     MASK_BOX,       /* all weights 1/(w*h): blur */
-    MASK_GAUSSIAN,  /* separable Gaussian, sigma = size/6 per axis, normalised to sum 1 */
+    MASK_GAUSSIAN,  /* separable Gaussian, sigma = max(size/6, 0.5) per axis, sum 1 */
     MASK_SHARPEN,   /* 2*delta - box: boosts what differs from the local mean; sums to 1 */
     MASK_LAPLACIAN, /* 1 everywhere, 1-w*h at the anchor: edges of any direction; sums to 0 */
     MASK_SOBEL,     /* (x - cx) times binomial smoothing along y: horizontal gradient */

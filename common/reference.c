@@ -27,7 +27,8 @@ void cpu_correlate_1d(const float *in, size_t n, const float *mask, int w, float
                       float *magnitude, int parallel) {
     long count = (long)n;
 #pragma omp parallel for schedule(static) if (parallel)
-    for (long i = 0; i < count; ++i) correlate_1d_at(in, count, mask, w, i, out, magnitude);
+    for (long i = 0; i < count; ++i)
+        correlate_1d_at(in, count, mask, w, i, out, magnitude);
 }
 
 static inline void correlate_2d_at(const float *in, int width, int height, const float *mask,

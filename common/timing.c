@@ -40,7 +40,8 @@ struct timing gpu_time(void (*launch)(void *context), void *context, int warmup,
         CUDA_CHECK(cudaEventCreate(&starts[r]));
         CUDA_CHECK(cudaEventCreate(&stops[r]));
     }
-    for (int w = 0; w < warmup; ++w) launch(context);
+    for (int w = 0; w < warmup; ++w)
+        launch(context);
     CUDA_CHECK(cudaDeviceSynchronize());
     for (int r = 0; r < reps; ++r) {
         CUDA_CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, 0));
@@ -104,4 +105,6 @@ struct timing host_time(void (*fn)(void *context), void *context, int reps) {
     return t;
 }
 
-double effective_gbps(double bytes_moved, double ms) { return ms > 0.0 ? bytes_moved / (ms * 1e6) : 0.0; }
+double effective_gbps(double bytes_moved, double ms) {
+    return ms > 0.0 ? bytes_moved / (ms * 1e6) : 0.0;
+}

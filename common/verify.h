@@ -38,9 +38,9 @@ struct verify_shape {
 struct verify_summary {
     size_t checked;
     size_t mismatches;
-    double max_abs_error;   /* over all outputs; NaN if any output is NaN */
-    double worst_fraction;  /* max of |got - ref| / tolerance: > 1 means a mismatch */
-    double rel_l2_error;    /* ||got - ref|| / ||ref|| */
+    double max_abs_error;  /* over all outputs; NaN if any output is NaN */
+    double worst_fraction; /* max of |got - ref| / tolerance: > 1 means a mismatch */
+    double rel_l2_error;   /* ||got - ref|| / ||ref|| */
 };
 
 double verify_tolerance(double magnitude, int terms);

@@ -11,7 +11,9 @@ void wb_set_program_name(const char *name) {
     if (name && *name) program_name = name;
 }
 
-const char *wb_program_name(void) { return program_name; }
+const char *wb_program_name(void) {
+    return program_name;
+}
 
 void wb_die(int code, const char *fmt, ...) {
     va_list args;
