@@ -71,5 +71,9 @@ add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true'
     "$solution" --check --json --size 1000 --mask-width 7
 add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "FAIL" -- \
     "$exercise" --check --size 4097 --mask-width 5
-add "ch${nn}_solution_memcheck" "gpu;ch$nn;solution" "$root/tests/sanitize.sh" memcheck \
-    "$solution" --check --size 1,33,4097 --mask-width "1:$max_width" --block 33
+for kind in solution exercise; do
+    binary=$solution
+    [ $kind = exercise ] && binary=$exercise
+    add "ch${nn}_${kind}_memcheck" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" memcheck \
+        "$binary" --check --size 1,33,4097 --mask-width "1:$max_width" --block 33
+done

@@ -15,5 +15,6 @@ grep -i 'warning' "$logs/build.log" && echo "gpu_session: the build printed warn
 make test 2>&1 | tee "$logs/test.log" | grep -E 'tests passed|Skipped|Failed|\*\*\*'
 for ch in 01; do make check CH=$ch >"$logs/check.log" 2>&1; done
 grep -E 'tests passed' "$logs/check.log" | sed 's/^/exercise (unsolved): /'
+sh tests/mutants.sh 2>&1 | tee "$logs/mutants.log"
 make run 2>&1 | tee "$logs/run.log"
 build/ch01_basic_1d --bench --mask-width 5,31 2>&1 | tee "$logs/bench.log"
