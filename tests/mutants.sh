@@ -25,6 +25,7 @@ mutant() { # FILE SED_EXPRESSION DESCRIPTION CHECK_COMMAND...
         echo "caught  $what"
     fi
     mv "$file.orig" "$file"
+    touch "$file" # newer than the mutant's objects, so make rebuilds the real kernel
 }
 ch01=solutions/01_basic_1d/conv1d_basic.cu
 check01="build/ch01_basic_1d --check --size 1,2,33,4097,100000 --mask-width 1:63"
