@@ -45,6 +45,7 @@ struct cli_spec {
     struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */
     int default_block, min_block, max_block;
     int block_power_of_two;    /* --block must be a power of two */
+    int block_covers_halo;     /* --block must be >= mask width / 2 (checked with the masks) */
     const char *input_formats; /* "a 1-D float32 .npy" for --help and errors */
 };
 

@@ -32,6 +32,7 @@ struct conv1d_variant {
     const char *label;           /* "ch01 basic" */
     conv1d_set_mask_fn set_mask; /* NULL when the kernel reads the mask from d_mask */
     conv1d_launch_fn launch;
+    int needs_block_covers_halo; /* launch refuses block_size < mask_width/2: skip it then */
 };
 
 int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,

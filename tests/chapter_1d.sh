@@ -3,6 +3,16 @@
 # width from 1 to the maximum runs at each length up to 2^20, with random data and a random mask
 # drawn fresh on every run (the seed is printed).
 max_width=63
+# Block sizes at their limits: 1 (or, where each thread loads at most one halo cell, 31, the
+# halo of the widest mask), a warp, a warp plus one, a non-power of two, and the maximum.
+blocks="1 32 33 96 1024"
+case $chapter in
+03_*)
+    blocks="31 32 33 96 1024"
+    usage_error "ch${nn}_block_below_halo" "smaller than the 31-element left halo" \
+        "$solution" --block 30 --mask-width 63
+    ;;
+esac
 usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
 usage_error "ch${nn}_positional_argument" "unexpected argument" "$solution" 4097
 usage_error "ch${nn}_length_zero" "out of range" "$solution" --size 0
@@ -48,7 +58,7 @@ battery() {
     done
     add "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
-    for block in 1 32 33 96 1024; do
+    for block in $blocks; do
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
             --size 1,37,1000,4097 --mask-width "1:$max_width"
     done
@@ -71,9 +81,15 @@ add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true'
     "$solution" --check --json --size 1000 --mask-width 7
 add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "FAIL" -- \
     "$exercise" --check --size 4097 --mask-width 5
+# compute-sanitizer: memcheck for every chapter; racecheck where blocks share memory (a
+# missing __syncthreads() usually still gives right answers, but racecheck sees the hazard).
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
     add "ch${nn}_${kind}_memcheck" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" memcheck \
         "$binary" --check --size 1,33,4097 --mask-width "1:$max_width" --block 33
+    case $chapter in 03_* | 04_*)
+        add "ch${nn}_${kind}_racecheck" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" racecheck \
+            "$binary" --check --size 33,4097 --mask-width "1,2,5,31,$max_width" --block 64 ;;
+    esac
 done

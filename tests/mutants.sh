@@ -37,5 +37,24 @@ mutant $ch01 's/sum += mask\[j\] \* in\[k\]/sum += mask[mask_width - 1 - j] * in
 mutant $ch01 's/if (i >= n) return;/if (i > n) return;/' "ch01: one thread past the end (memcheck)" \
     tests/sanitize.sh memcheck build/ch01_basic_1d --check --size 33 --mask-width 5
 mutant $ch01 's/(n + block_size - 1) \/ block_size/n \/ block_size/' "ch01: grid rounded down" $check01
+ch02=solutions/02_constant_mask/conv1d_constant.cu
+check02="build/ch02_constant_mask --check --size 1,2,33,4097,100000 --mask-width 1:63"
+mutant $ch02 's/mask_width \* sizeof(float)));/(mask_width - 1) * sizeof(float)));/' \
+    "ch02: copies one weight too few" $check02
+mutant $ch02 's/c_mask\[j\] \* in\[k\]/c_mask[j + 1] * in[k]/' "ch02: weights shifted by one" $check02
+ch03=solutions/03_tiled_halo/conv1d_tiled.cu
+check03="build/ch03_tiled_halo --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
+mutant $ch03 's/^    __syncthreads();/    \/\/ no barrier/' "ch03: no barrier (racecheck)" \
+    tests/sanitize.sh racecheck build/ch03_tiled_halo --check --size 4097 --mask-width 5 --block 64
+mutant $ch03 's/(k >= 0) ? in\[k\]/(k > 0) ? in[k]/' "ch03: drops input 0 from the left halo" $check03
+mutant $ch03 's/(k < n) ? in\[k\] : 0.0f;/(k < n - 1) ? in[k] : 0.0f;/' "ch03: right halo stops early" $check03
+mutant $ch03 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' "ch03: left halo off by one" $check03
+ch04=solutions/04_cached_tiling/conv1d_cached.cu
+check04="build/ch04_cached_tiling --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
+mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' "ch04: no barrier (racecheck)" \
+    tests/sanitize.sh racecheck build/ch04_cached_tiling --check --size 4097 --mask-width 5 --block 64
+mutant $ch04 's/k >= tile_start \&\& k < tile_end/k >= tile_start \&\& k <= tile_end/' \
+    "ch04: tile end off by one" $check04
+mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k > 0 \&\& k < n)/' "ch04: drops input 0 from the halo" $check04
 make -s all >/dev/null 2>&1
 exit $missed

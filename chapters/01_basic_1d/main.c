@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
         .input_formats = "a 1-D float32 or float64 .npy signal",
     };
     const struct conv1d_variant kernels[] = {
-        {"ch01 basic", NULL, conv1d_basic_launch},
+        {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
     return conv1d_chapter_main(argc, argv, &spec, kernels, 1);
 }

@@ -1,0 +1,37 @@
+/* main.c: chapter 02's driver, the mask in constant memory (PMPP 7.3).
+ *
+ *   run      build/ch02_constant_mask                     2^26 random floats, random mask of 5
+ *   check    build/ch02_constant_mask --check --size 31,4097 --mask-width 1:63
+ *   bench    build/ch02_constant_mask --bench --mask-width 5,31     (chapter 01 beside it)
+ *   yours    build/ch02_constant_mask_exercise --check               (or: make check CH=02)
+ *
+ * Runs this chapter's kernel and, for comparison on the same data, chapter 01's reference
+ * kernel. The host program is common/conv1d_harness.c. The chapter's maximum mask width is
+ * WB_MAX_MASK_WIDTH_1D (63 floats, 252 bytes of the 64 KB constant space): wider masks are
+ * refused with exit 2 before anything runs.
+ */
+#include "conv1d_basic.h"
+#include "conv1d_constant.h"
+#include "conv1d_harness.h"
+
+int main(int argc, char **argv) {
+    const struct cli_spec spec = {
+        .program = "ch02_constant_mask",
+        .summary = "1D convolution with the mask in __constant__ memory (PMPP 7.3)",
+        .dims = 1,
+        .default_size = {1L << 26, 1},
+        .default_mask = {5, 1},
+        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
+        .default_block = 256,
+        .min_block = 1,
+        .max_block = 1024,
+        .input_formats = "a 1-D float32 or float64 .npy signal",
+    };
+    const struct conv1d_variant kernels[] = {
+        {.label = "ch02 constant",
+         .set_mask = conv1d_constant_set_mask,
+         .launch = conv1d_constant_launch},
+        {.label = "ch01 basic", .launch = conv1d_basic_launch},
+    };
+    return conv1d_chapter_main(argc, argv, &spec, kernels, 2);
+}

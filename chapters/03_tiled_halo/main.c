@@ -1,0 +1,42 @@
+/* main.c: chapter 03's driver, tiled 1D convolution with halo cells (PMPP 7.4).
+ *
+ *   run      build/ch03_tiled_halo                      2^26 random floats, random mask of 5
+ *   check    build/ch03_tiled_halo --check --size 31,4097 --mask-width 1:63 --block 32
+ *   bench    build/ch03_tiled_halo --bench --mask-width 5,31     (chapters 02 and 01 beside it)
+ *   yours    build/ch03_tiled_halo_exercise --check              (or: make check CH=03)
+ *
+ * --block is the tile width: any size from 1 to 1024 threads, as long as it is at least
+ * mask_width/2, because each thread loads at most one halo cell. Powers of two are not needed:
+ * the tile is indexed, never halved. The host program is common/conv1d_harness.c.
+ */
+#include "conv1d_basic.h"
+#include "conv1d_constant.h"
+#include "conv1d_harness.h"
+#include "conv1d_tiled.h"
+
+int main(int argc, char **argv) {
+    const struct cli_spec spec = {
+        .program = "ch03_tiled_halo",
+        .summary = "tiled 1D convolution, input tile and halo cells in shared memory (PMPP 7.4)",
+        .dims = 1,
+        .default_size = {1L << 26, 1},
+        .default_mask = {5, 1},
+        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
+        .default_block = 256,
+        .min_block = 1,
+        .max_block = 1024,
+        .block_covers_halo = 1,
+        .input_formats = "a 1-D float32 or float64 .npy signal",
+    };
+    const struct conv1d_variant kernels[] = {
+        {.label = "ch03 tiled",
+         .set_mask = conv1d_tiled_set_mask,
+         .launch = conv1d_tiled_launch,
+         .needs_block_covers_halo = 1},
+        {.label = "ch02 constant",
+         .set_mask = conv1d_constant_set_mask,
+         .launch = conv1d_constant_launch},
+        {.label = "ch01 basic", .launch = conv1d_basic_launch},
+    };
+    return conv1d_chapter_main(argc, argv, &spec, kernels, 3);
+}

@@ -1,0 +1,45 @@
+/* main.c: chapter 04's driver, tiling with the halo read through the caches (PMPP 7.5), and the
+ * whole 1D progression: `make run` runs this program's --bench, which times chapters 04, 03, 02
+ * and 01 on the same data.
+ *
+ *   run      build/ch04_cached_tiling                    2^26 random floats, random mask of 5
+ *   check    build/ch04_cached_tiling --check --size 31,4097 --mask-width 1:63
+ *   bench    build/ch04_cached_tiling --bench --mask-width 5,31    (the 1D progression table)
+ *   yours    build/ch04_cached_tiling_exercise --check             (or: make check CH=04)
+ *
+ * --block is any size from 1 to 1024: with no halo to load, the tile has no lower limit.
+ */
+#include "conv1d_basic.h"
+#include "conv1d_cached.h"
+#include "conv1d_constant.h"
+#include "conv1d_harness.h"
+#include "conv1d_tiled.h"
+
+int main(int argc, char **argv) {
+    const struct cli_spec spec = {
+        .program = "ch04_cached_tiling",
+        .summary = "1D tiling with the halo read through the L1/L2 caches (PMPP 7.5)",
+        .dims = 1,
+        .default_size = {1L << 26, 1},
+        .default_mask = {5, 1},
+        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
+        .default_block = 256,
+        .min_block = 1,
+        .max_block = 1024,
+        .input_formats = "a 1-D float32 or float64 .npy signal",
+    };
+    const struct conv1d_variant kernels[] = {
+        {.label = "ch04 cached",
+         .set_mask = conv1d_cached_set_mask,
+         .launch = conv1d_cached_launch},
+        {.label = "ch03 tiled",
+         .set_mask = conv1d_tiled_set_mask,
+         .launch = conv1d_tiled_launch,
+         .needs_block_covers_halo = 1},
+        {.label = "ch02 constant",
+         .set_mask = conv1d_constant_set_mask,
+         .launch = conv1d_constant_launch},
+        {.label = "ch01 basic", .launch = conv1d_basic_launch},
+    };
+    return conv1d_chapter_main(argc, argv, &spec, kernels, 4);
+}
