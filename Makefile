@@ -88,6 +88,8 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 # both also link the reference kernels of the chapters in USES_<chapter>.
 solution_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu))
 exercise_objects = $(patsubst exercises/$(1)/%.cu,$(BUILD)/$(1)/exercise/%.o,$(wildcard exercises/$(1)/*.cu))
+# Kernels that belong to a chapter's driver rather than to its exercise (chapters/NN/*.cu).
+driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(wildcard chapters/$(1)/*.cu))
 chapter_headers = $(foreach c,$(1) $(USES_$(1)),$(wildcard chapters/$(c)/*.h))
 define CHAPTER_RULES
 ch$(call chapter_number,$(1))_DIR := $(1)
@@ -95,13 +97,15 @@ $(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(call chapter_headers,$(1)) $(wildca
 	$(CC) $(CFLAGS) $(foreach c,$(1) $(USES_$(1)),-Ichapters/$(c)) -c $$< -o $$@
 $(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/solution
 	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
+	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/exercise/%.o: exercises/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/exercise
 	$(NVCC_BIN) $(NVCCFLAGS) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@
-$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call solution_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c))) $(COMMON_LIB)
+$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c))) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS)
-$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call exercise_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c))) $(COMMON_LIB)
+$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c))) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS)
-$(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise:
+$(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise $(BUILD)/$(1)/driver:
 	mkdir -p $$@
 all: $(BUILD)/ch$(1) $(BUILD)/ch$(1)_exercise
 endef

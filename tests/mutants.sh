@@ -46,7 +46,7 @@ ch03=solutions/03_tiled_halo/conv1d_tiled.cu
 check03="build/ch03_tiled_halo --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
 mutant $ch03 's/^    __syncthreads();/    \/\/ no barrier/' "ch03: no barrier (racecheck)" \
     tests/sanitize.sh racecheck build/ch03_tiled_halo --check --size 4097 --mask-width 5 --block 64
-mutant $ch03 's/(k >= 0) ? in\[k\]/(k > 0) ? in[k]/' "ch03: drops input 0 from the left halo" $check03
+mutant $ch03 's/(k >= 0) ? in\[k\] : 0.0f;/(k >= 0) ? in[k] : in[0];/' "ch03: left ghost cells not zero" $check03
 mutant $ch03 's/(k < n) ? in\[k\] : 0.0f;/(k < n - 1) ? in[k] : 0.0f;/' "ch03: right halo stops early" $check03
 mutant $ch03 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' "ch03: left halo off by one" $check03
 ch04=solutions/04_cached_tiling/conv1d_cached.cu
@@ -55,6 +55,6 @@ mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' "ch04: no barrier (r
     tests/sanitize.sh racecheck build/ch04_cached_tiling --check --size 4097 --mask-width 5 --block 64
 mutant $ch04 's/k >= tile_start \&\& k < tile_end/k >= tile_start \&\& k <= tile_end/' \
     "ch04: tile end off by one" $check04
-mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k > 0 \&\& k < n)/' "ch04: drops input 0 from the halo" $check04
+mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k >= 0 \&\& k < n - 1)/' "ch04: halo misses the last input" $check04
 make -s all >/dev/null 2>&1
 exit $missed

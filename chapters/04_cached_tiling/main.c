@@ -8,11 +8,15 @@
  *   yours    build/ch04_cached_tiling_exercise --check             (or: make check CH=04)
  *
  * --block is any size from 1 to 1024: with no halo to load, the tile has no lower limit.
+ * "beyond: regs" is not a chapter kernel but a register-tiled one (conv1d_register.cu, chapter
+ * 06's technique in 1D, fixed block of 256 threads): it shows how close to the copy bound a 1D
+ * convolution can get, against which the four chapter kernels are measured.
  */
 #include "conv1d_basic.h"
 #include "conv1d_cached.h"
 #include "conv1d_constant.h"
 #include "conv1d_harness.h"
+#include "conv1d_register.h"
 #include "conv1d_tiled.h"
 
 int main(int argc, char **argv) {
@@ -32,6 +36,9 @@ int main(int argc, char **argv) {
         {.label = "ch04 cached",
          .set_mask = conv1d_cached_set_mask,
          .launch = conv1d_cached_launch},
+        {.label = "beyond: regs",
+         .set_mask = conv1d_register_set_mask,
+         .launch = conv1d_register_launch},
         {.label = "ch03 tiled",
          .set_mask = conv1d_tiled_set_mask,
          .launch = conv1d_tiled_launch,
@@ -41,5 +48,5 @@ int main(int argc, char **argv) {
          .launch = conv1d_constant_launch},
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
-    return conv1d_chapter_main(argc, argv, &spec, kernels, 4);
+    return conv1d_chapter_main(argc, argv, &spec, kernels, 5);
 }

@@ -1,0 +1,128 @@
+/* conv1d_register.cu: beyond the book, a register-tiled 1D convolution.
+ *
+ * Chapters 01-04 spend several instructions per tap (a load, a bounds test, an indexed constant
+ * load, the multiply-add), so they are limited by instruction issue long before DRAM. This
+ * kernel removes everything but the multiply-add from the inner loop, with chapter 06's tools:
+ *   - the mask width W is a template parameter, so every loop is unrolled and each weight is
+ *     c_mask[constant index], which the multiply-add reads straight from the constant bank;
+ *   - each thread computes K = 8 consecutive outputs from K + W - 1 inputs held in registers,
+ *     so one input fetched from shared memory feeds up to W multiply-adds;
+ *   - the block's tile (B*K outputs plus halo) moves global -> shared with 16-byte loads, and
+ *     shared -> registers with 16-byte loads; outputs leave as 16-byte stores.
+ * Shared-memory layout: s[u] holds in[tile_start - HALO_PAD + u], where HALO_PAD is the left
+ * halo rounded up to a multiple of 4, so every thread's first output sits 16-byte aligned.
+ *
+ *   conv1d_register_kernel<W>   load tile, barrier, registers, K outputs per thread
+ *   conv1d_register_launch      picks the instantiation for the run-time mask width
+ */
+#include <utility>
+
+#include "constant_mask.cuh"
+#include "conv1d_register.h"
+
+namespace {
+
+constexpr int B = CONV1D_REGISTER_BLOCK;
+constexpr int K = CONV1D_REGISTER_OUTPUTS;
+static_assert(K % 4 == 0, "outputs per thread must fill whole float4 stores");
+
+constexpr int round_up4(int v) {
+    return (v + 3) / 4 * 4;
+}
+
+template <int W> struct Tile {
+    static constexpr int halo_left = W / 2;
+    static constexpr int halo_pad = round_up4(halo_left);      // left halo, 16-byte aligned
+    static constexpr int lead = halo_pad - halo_left;          // unused cells before a window
+    static constexpr int window = round_up4(lead + K + W - 1); // cells a thread reads
+    static constexpr int cells = round_up4(halo_pad + B * K + (W - 1 - halo_left));
+};
+
+template <int W>
+__global__ void __launch_bounds__(B)
+    conv1d_register_kernel(const float *__restrict__ in, float *__restrict__ out, int n) {
+    using T = Tile<W>;
+    __shared__ __align__(16) float s_tile[T::cells + 4];
+    const long tile_start = (long)blockIdx.x * B * K;
+    const long base = tile_start - T::halo_pad; // global index of s_tile[0], a multiple of 4
+
+    // Global -> shared in float4s; vectors that reach outside [0, n) go element by element,
+    // with ghost cells as zero.
+    for (int v = threadIdx.x; v < T::cells / 4; v += B) {
+        long g = base + 4L * v;
+        float4 value;
+        if (g >= 0 && g + 4 <= n) {
+            value = __ldg(reinterpret_cast<const float4 *>(in + g));
+        } else {
+            value.x = (g + 0 >= 0 && g + 0 < n) ? in[g + 0] : 0.0f;
+            value.y = (g + 1 >= 0 && g + 1 < n) ? in[g + 1] : 0.0f;
+            value.z = (g + 2 >= 0 && g + 2 < n) ? in[g + 2] : 0.0f;
+            value.w = (g + 3 >= 0 && g + 3 < n) ? in[g + 3] : 0.0f;
+        }
+        reinterpret_cast<float4 *>(s_tile)[v] = value;
+    }
+    __syncthreads();
+
+    // Shared -> registers: this thread's window, starting at its first output's aligned slot.
+    float x[T::window];
+    const float4 *s_vec = reinterpret_cast<const float4 *>(s_tile + threadIdx.x * K);
+#pragma unroll
+    for (int q = 0; q < T::window / 4; ++q) {
+        float4 v = s_vec[q];
+        x[4 * q] = v.x;
+        x[4 * q + 1] = v.y;
+        x[4 * q + 2] = v.z;
+        x[4 * q + 3] = v.w;
+    }
+
+    float acc[K];
+#pragma unroll
+    for (int o = 0; o < K; ++o) {
+        acc[o] = 0.0f;
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+            acc[o] += c_mask[j] * x[T::lead + o + j];
+    }
+
+    const long first = tile_start + (long)threadIdx.x * K;
+    if (first + K <= n) {
+#pragma unroll
+        for (int q = 0; q < K / 4; ++q)
+            reinterpret_cast<float4 *>(out + first)[q] =
+                make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+    } else {
+#pragma unroll
+        for (int o = 0; o < K; ++o)
+            if (first + o < n) out[first + o] = acc[o];
+    }
+}
+
+typedef void (*kernel_fn)(const float *, float *, int);
+
+template <int... Ws> struct KernelTable {
+    static constexpr kernel_fn entries[sizeof...(Ws)] = {conv1d_register_kernel<Ws + 1>...};
+};
+
+template <int... Is> constexpr auto make_table(std::integer_sequence<int, Is...>) {
+    return KernelTable<Is...>{};
+}
+
+} // namespace
+
+void conv1d_register_set_mask(const float *h_mask, int mask_width) {
+    copy_mask_to_constant("conv1d_register_set_mask", h_mask, mask_width);
+}
+
+void conv1d_register_launch(const float *d_in, const float *d_mask, float *d_out, int n,
+                            int mask_width, int block_size) {
+    (void)d_mask;
+    (void)block_size; // fixed at compile time, see the header
+    if (n < 1 || mask_width < 1 || mask_width > WB_MAX_MASK_WIDTH_1D)
+        wb_die(WB_EXIT_USAGE, "conv1d_register_launch: bad arguments n=%d mask_width=%d", n,
+               mask_width);
+    using Table = decltype(make_table(std::make_integer_sequence<int, WB_MAX_MASK_WIDTH_1D>{}));
+    long outputs_per_block = (long)B * K;
+    int blocks = (int)((n + outputs_per_block - 1) / outputs_per_block);
+    Table::entries[mask_width - 1]<<<blocks, B>>>(d_in, d_out, n);
+    CUDA_CHECK_LAUNCH();
+}
