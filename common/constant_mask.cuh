@@ -3,8 +3,9 @@
  *   c_mask                  WB_MAX_MASK_WIDTH_1D floats of __constant__ memory
  *   copy_mask_to_constant   checked cudaMemcpyToSymbol into it
  *
- * Both are static: every kernel file that includes this gets its own copy, so a program can link
- * several chapters' kernels side by side, each with its own mask.
+ * Both are static: every kernel file that includes this gets its own private copy, so a program
+ * can link several chapters' kernels side by side, each with its own mask, with or without
+ * relocatable device code (-rdc).
  */
 #ifndef CONSTANT_MASK_CUH
 #define CONSTANT_MASK_CUH

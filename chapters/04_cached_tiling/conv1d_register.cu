@@ -46,21 +46,29 @@ __global__ void __launch_bounds__(B)
     const long tile_start = (long)blockIdx.x * B * K;
     const long base = tile_start - T::halo_pad; // global index of s_tile[0], a multiple of 4
 
-    // Global -> shared in float4s; vectors that reach outside [0, n) go element by element,
-    // with ghost cells as zero.
-    for (int v = threadIdx.x; v < T::cells / 4; v += B) {
+    // Global -> shared in float4s. All of a thread's loads are issued before the first store
+    // to shared memory (the loop has a compile-time trip count and is unrolled), so their DRAM
+    // latencies overlap instead of adding up. Vectors that reach outside [0, n) go element by
+    // element, with ghost cells as zero.
+    constexpr int vectors = T::cells / 4, rounds = (vectors + B - 1) / B;
+    float4 staged[rounds];
+#pragma unroll
+    for (int r = 0; r < rounds; ++r) {
+        int v = threadIdx.x + r * B;
         long g = base + 4L * v;
-        float4 value;
-        if (g >= 0 && g + 4 <= n) {
-            value = __ldg(reinterpret_cast<const float4 *>(in + g));
+        if (v < vectors && g >= 0 && g + 4 <= n) {
+            staged[r] = __ldg(reinterpret_cast<const float4 *>(in + g));
         } else {
-            value.x = (g + 0 >= 0 && g + 0 < n) ? in[g + 0] : 0.0f;
-            value.y = (g + 1 >= 0 && g + 1 < n) ? in[g + 1] : 0.0f;
-            value.z = (g + 2 >= 0 && g + 2 < n) ? in[g + 2] : 0.0f;
-            value.w = (g + 3 >= 0 && g + 3 < n) ? in[g + 3] : 0.0f;
+            staged[r].x = (v < vectors && g + 0 >= 0 && g + 0 < n) ? in[g + 0] : 0.0f;
+            staged[r].y = (v < vectors && g + 1 >= 0 && g + 1 < n) ? in[g + 1] : 0.0f;
+            staged[r].z = (v < vectors && g + 2 >= 0 && g + 2 < n) ? in[g + 2] : 0.0f;
+            staged[r].w = (v < vectors && g + 3 >= 0 && g + 3 < n) ? in[g + 3] : 0.0f;
         }
-        reinterpret_cast<float4 *>(s_tile)[v] = value;
     }
+#pragma unroll
+    for (int r = 0; r < rounds; ++r)
+        if (threadIdx.x + r * B < vectors)
+            reinterpret_cast<float4 *>(s_tile)[threadIdx.x + r * B] = staged[r];
     __syncthreads();
 
     // Shared -> registers: this thread's window, starting at its first output's aligned slot.

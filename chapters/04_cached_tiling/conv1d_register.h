@@ -17,8 +17,13 @@ void conv1d_register_set_mask(const float *h_mask, int mask_width);
 void conv1d_register_launch(const float *d_in, const float *d_mask, float *d_out, int n,
                             int mask_width, int block_size);
 
-#define CONV1D_REGISTER_BLOCK 256
+/* Chosen by a sweep on an H200 (see the chapter 04 lesson); override with -D to experiment. */
+#ifndef CONV1D_REGISTER_BLOCK
+#define CONV1D_REGISTER_BLOCK 128
+#endif
+#ifndef CONV1D_REGISTER_OUTPUTS
 #define CONV1D_REGISTER_OUTPUTS 8
+#endif
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,9 @@
 #include "conv1d_constant.h"
 #include "cuda_check.h"
 
-// static: each kernel file that declares a constant mask gets its own (the later chapters'
-// programs link this file beside their own).
+// static: this c_mask is private to this file. Later chapters' programs link this file beside
+// their own kernel files, each with its own c_mask; static keeps that correct even in builds
+// with relocatable device code (-rdc), where two non-static definitions would collide.
 static __constant__ float c_mask[WB_MAX_MASK_WIDTH_1D];
 
 void conv1d_constant_set_mask(const float *h_mask, int mask_width) {
