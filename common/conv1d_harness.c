@@ -298,6 +298,22 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
 
 /* ---- the program ------------------------------------------------------------------------- */
 
+struct cli_spec conv1d_standard_spec(const char *program, const char *summary) {
+    struct cli_spec spec = {
+        .program = program,
+        .summary = summary,
+        .dims = 1,
+        .default_size = {1L << 26, 1},
+        .default_mask = {5, 1},
+        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
+        .default_block = 256,
+        .min_block = 1,
+        .max_block = 1024,
+        .input_formats = "a 1-D float32 or float64 .npy signal",
+    };
+    return spec;
+}
+
 int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                         const struct conv1d_variant *variants, int variant_count) {
     char err[WB_ERR_LEN];

@@ -35,6 +35,11 @@ struct conv1d_variant {
     int needs_block_covers_halo; /* launch refuses block_size < mask_width/2: skip it then */
 };
 
+/* The command-line spec all 1D chapters share: 2^26 floats by default, mask width 5 (at most
+ * WB_MAX_MASK_WIDTH_1D), blocks of 1..1024 threads (256 by default), .npy input. A driver
+ * adjusts what its chapter needs (e.g. block_covers_halo). */
+struct cli_spec conv1d_standard_spec(const char *program, const char *summary);
+
 int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                         const struct conv1d_variant *variants, int variant_count);
 

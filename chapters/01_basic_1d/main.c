@@ -15,19 +15,8 @@
 #include "conv1d_harness.h"
 
 int main(int argc, char **argv) {
-    const struct cli_spec spec = {
-        .program = "ch01_basic_1d",
-        .summary = "1D convolution, one thread per output, mask in global memory (PMPP 7.2)",
-        .dims = 1,
-        .default_size = {1L << 26, 1},
-        .default_mask = {5, 1},
-        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
-        .default_block = 256,
-        .min_block = 1,
-        .max_block = 1024,
-        .block_power_of_two = 0,
-        .input_formats = "a 1-D float32 or float64 .npy signal",
-    };
+    struct cli_spec spec = conv1d_standard_spec(
+        "ch01_basic_1d", "1D convolution, one thread per output, mask in global memory (PMPP 7.2)");
     const struct conv1d_variant kernels[] = {
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };

@@ -15,18 +15,8 @@
 #include "conv1d_harness.h"
 
 int main(int argc, char **argv) {
-    const struct cli_spec spec = {
-        .program = "ch02_constant_mask",
-        .summary = "1D convolution with the mask in __constant__ memory (PMPP 7.3)",
-        .dims = 1,
-        .default_size = {1L << 26, 1},
-        .default_mask = {5, 1},
-        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
-        .default_block = 256,
-        .min_block = 1,
-        .max_block = 1024,
-        .input_formats = "a 1-D float32 or float64 .npy signal",
-    };
+    struct cli_spec spec = conv1d_standard_spec(
+        "ch02_constant_mask", "1D convolution with the mask in __constant__ memory (PMPP 7.3)");
     const struct conv1d_variant kernels[] = {
         {.label = "ch02 constant",
          .set_mask = conv1d_constant_set_mask,

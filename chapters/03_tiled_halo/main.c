@@ -15,19 +15,10 @@
 #include "conv1d_tiled.h"
 
 int main(int argc, char **argv) {
-    const struct cli_spec spec = {
-        .program = "ch03_tiled_halo",
-        .summary = "tiled 1D convolution, input tile and halo cells in shared memory (PMPP 7.4)",
-        .dims = 1,
-        .default_size = {1L << 26, 1},
-        .default_mask = {5, 1},
-        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
-        .default_block = 256,
-        .min_block = 1,
-        .max_block = 1024,
-        .block_covers_halo = 1,
-        .input_formats = "a 1-D float32 or float64 .npy signal",
-    };
+    struct cli_spec spec = conv1d_standard_spec(
+        "ch03_tiled_halo",
+        "tiled 1D convolution, input tile and halo cells in shared memory (PMPP 7.4)");
+    spec.block_covers_halo = 1; /* each thread loads at most one halo cell */
     const struct conv1d_variant kernels[] = {
         {.label = "ch03 tiled",
          .set_mask = conv1d_tiled_set_mask,

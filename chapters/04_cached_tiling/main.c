@@ -20,18 +20,8 @@
 #include "conv1d_tiled.h"
 
 int main(int argc, char **argv) {
-    const struct cli_spec spec = {
-        .program = "ch04_cached_tiling",
-        .summary = "1D tiling with the halo read through the L1/L2 caches (PMPP 7.5)",
-        .dims = 1,
-        .default_size = {1L << 26, 1},
-        .default_mask = {5, 1},
-        .max_mask = {WB_MAX_MASK_WIDTH_1D, 1},
-        .default_block = 256,
-        .min_block = 1,
-        .max_block = 1024,
-        .input_formats = "a 1-D float32 or float64 .npy signal",
-    };
+    struct cli_spec spec = conv1d_standard_spec(
+        "ch04_cached_tiling", "1D tiling with the halo read through the L1/L2 caches (PMPP 7.5)");
     const struct conv1d_variant kernels[] = {
         {.label = "ch04 cached",
          .set_mask = conv1d_cached_set_mask,
