@@ -137,32 +137,18 @@ static struct variant_result check_variant(struct launch_job *job, const struct 
 
 /* ---- reporting --------------------------------------------------------------------------- */
 
-/* Prints "key":"value" with the value escaped for JSON (mask names can hold file paths). */
-static void json_string(const char *key, const char *value) {
-    printf("\"%s\":\"", key);
-    for (const unsigned char *c = (const unsigned char *)value; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if (*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    }
-    putchar('"');
-}
-
 static void print_json(const struct cli_spec *spec, const struct cli_options *opt,
                        const char *device, const struct conv1d_variant *variant,
                        const struct mask *mask, int n, const struct variant_result *r,
                        double copy_gbps, double cpu_single_ms, double cpu_openmp_ms) {
     putchar('{');
-    json_string("program", spec->program);
+    wb_json_string("program", spec->program);
     putchar(',');
-    json_string("variant", variant->label);
+    wb_json_string("variant", variant->label);
     putchar(',');
-    json_string("device", device);
+    wb_json_string("device", device);
     putchar(',');
-    json_string("mask", mask->name);
+    wb_json_string("mask", mask->name);
     printf(",\"n\":%d,\"mask_width\":%d,\"block\":%d,\"seed\":%llu,\"pass\":%s,"
            "\"mismatches\":%zu,\"max_error\":%.9g,\"rel_l2_error\":%.9g",
            n, mask->width, opt->block, (unsigned long long)opt->seed, r->passed ? "true" : "false",

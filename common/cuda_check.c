@@ -2,6 +2,7 @@
 #include "cuda_check.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cuda_check_failed(cudaError_t status, const char *expression, const char *file, int line) {
@@ -35,18 +36,53 @@ void device_probe(struct device_info *info) {
     info->max_threads_per_block = prop.maxThreadsPerBlock;
 }
 
+/* Bytes this process has taken through device_malloc*, for WB_GPU_MEMORY_LIMIT_MIB. */
+static size_t bytes_taken;
+
+static void too_big(size_t bytes, const char *what) {
+    size_t free_bytes = 0, total_bytes = 0;
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    const char *limit = getenv("WB_GPU_MEMORY_LIMIT_MIB");
+    if (limit) {
+        total_bytes = (size_t)strtoull(limit, NULL, 10) << 20;
+        free_bytes = total_bytes > bytes_taken ? total_bytes - bytes_taken : 0;
+    }
+    wb_die(WB_EXIT_USAGE,
+           "the %s needs %.1f MiB of GPU memory but only %.1f MiB of %.1f MiB is free%s: use a "
+           "smaller input",
+           what, bytes / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0,
+           limit ? " (WB_GPU_MEMORY_LIMIT_MIB)" : "");
+}
+
+/* Applies WB_GPU_MEMORY_LIMIT_MIB before asking the driver. */
+static void check_limit(size_t bytes, const char *what) {
+    const char *limit = getenv("WB_GPU_MEMORY_LIMIT_MIB");
+    if (limit && bytes_taken + bytes > ((size_t)strtoull(limit, NULL, 10) << 20))
+        too_big(bytes, what);
+}
+
 void *device_malloc(size_t bytes, const char *what) {
     void *ptr = NULL;
+    check_limit(bytes, what);
     cudaError_t status = cudaMalloc(&ptr, bytes ? bytes : 1);
     if (status == cudaErrorMemoryAllocation) {
         cudaGetLastError(); /* clear it, so the next launch check does not report it again */
-        size_t free_bytes = 0, total_bytes = 0;
-        cudaMemGetInfo(&free_bytes, &total_bytes);
-        wb_die(WB_EXIT_USAGE,
-               "the %s needs %.1f MiB of GPU memory but only %.1f MiB of %.1f MiB "
-               "is free: use a smaller input",
-               what, bytes / 1048576.0, free_bytes / 1048576.0, total_bytes / 1048576.0);
+        too_big(bytes, what);
     }
     if (status != cudaSuccess) cuda_check_failed(status, "cudaMalloc", __FILE__, __LINE__);
+    bytes_taken += bytes;
+    return ptr;
+}
+
+void *device_malloc_pitch(size_t row_bytes, size_t rows, size_t *pitch, const char *what) {
+    void *ptr = NULL;
+    check_limit(row_bytes * rows, what);
+    cudaError_t status = cudaMallocPitch(&ptr, pitch, row_bytes ? row_bytes : 1, rows ? rows : 1);
+    if (status == cudaErrorMemoryAllocation) {
+        cudaGetLastError();
+        too_big(row_bytes * rows, what);
+    }
+    if (status != cudaSuccess) cuda_check_failed(status, "cudaMallocPitch", __FILE__, __LINE__);
+    bytes_taken += *pitch * rows;
     return ptr;
 }

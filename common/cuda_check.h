@@ -49,8 +49,15 @@ struct device_info {
 void device_probe(struct device_info *info);
 
 /* cudaMalloc of `bytes` for `what` ("input signal"). If the device cannot hold it, exits with
- * WB_EXIT_USAGE and a message giving the size asked for and the memory free. */
+ * WB_EXIT_USAGE and a message giving the size asked for and the memory free. The environment
+ * variable WB_GPU_MEMORY_LIMIT_MIB, if set, makes the program behave as if the GPU had only that
+ * much memory for it (every allocation of the run counts, frees are not subtracted): a way to
+ * see, and test, this error on a large GPU. */
 void *device_malloc(size_t bytes, const char *what);
+
+/* cudaMallocPitch of `rows` rows of `row_bytes` each, with the same checks as device_malloc;
+ * *pitch receives the row stride in bytes (>= row_bytes, chosen by the driver for alignment). */
+void *device_malloc_pitch(size_t row_bytes, size_t rows, size_t *pitch, const char *what);
 
 #ifdef __cplusplus
 }

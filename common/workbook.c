@@ -35,3 +35,16 @@ int wb_error(char *err, const char *fmt, ...) {
     }
     return -1;
 }
+
+void wb_json_string(const char *key, const char *value) {
+    printf("\"%s\":\"", key);
+    for (const unsigned char *c = (const unsigned char *)value; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    putchar('"');
+}

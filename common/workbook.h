@@ -35,6 +35,9 @@ void wb_die(int code, const char *fmt, ...) __attribute__((noreturn, format(prin
 /* snprintf into an error buffer of WB_ERR_LEN bytes and return -1, for one-line error returns. */
 int wb_error(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Prints "key":"value" on stdout, the value escaped for JSON (mask names can hold file paths). */
+void wb_json_string(const char *key, const char *value);
+
 #ifdef __cplusplus
 }
 #endif

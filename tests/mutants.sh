@@ -56,5 +56,16 @@ mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' "ch04: no barrier (r
 mutant $ch04 's/k >= tile_start \&\& k < tile_end/k >= tile_start \&\& k <= tile_end/' \
     "ch04: tile end off by one" $check04
 mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k >= 0 \&\& k < n - 1)/' "ch04: halo misses the last input" $check04
+ch05=solutions/05_tiled_2d/conv2d_tiled.cu
+check05="build/ch05_tiled_2d --check --size 1000x777,1x37,37x1 --mask-width 1:15,5x3,2x4 --block 16"
+mutant $ch05 's/^    __syncthreads();/    \/\/ no barrier/' "ch05: no barrier (racecheck)" \
+    tests/sanitize.sh racecheck build/ch05_tiled_2d --check --size 100x37 --mask-width 5 --block 16
+mutant $ch05 's/value = row_of(in, pitch, in_y)\[in_x\];/value = in[in_y * width + in_x];/' \
+    "ch05: rows addressed by width, not pitch" $check05
+mutant $ch05 's/int in_x = out_x - mask_w \/ 2;/int in_x = out_x - (mask_w - 1) \/ 2;/' \
+    "ch05: even-width anchor on the left" $check05
+mutant $ch05 's/int out_tile_w = blockDim.x - (mask_w - 1);/int out_tile_w = blockDim.x - mask_w;/' \
+    "ch05: output tile one column short" $check05
+mutant $ch05 's/float value = 0.0f;/float value = 1.0f;/' "ch05: ghost cells not zero" $check05
 make -s all >/dev/null 2>&1
 exit $missed

@@ -1,0 +1,49 @@
+/* conv2d_naive.cu: the 2D baseline. Thread (x, y) computes output (x, y) straight from global
+ * memory, testing every tap against the image border; the mask is in constant memory, so the
+ * only difference from chapter 05's kernel is the tiling.
+ *
+ *   conv2d_naive_kernel   one thread per output, blocks of 32 x 8
+ *   conv2d_naive_launch   grid geometry and precondition checks
+ */
+#include "conv2d_naive.h"
+#include "cuda_check.h"
+
+static __constant__ float c_mask[CONV2D_NAIVE_MAX_MASK_SIDE * CONV2D_NAIVE_MAX_MASK_SIDE];
+
+void conv2d_naive_set_mask(const float *h_mask, int mask_w, int mask_h) {
+    if (mask_w < 1 || mask_h < 1 || mask_w > CONV2D_NAIVE_MAX_MASK_SIDE ||
+        mask_h > CONV2D_NAIVE_MAX_MASK_SIDE)
+        wb_die(WB_EXIT_USAGE, "conv2d_naive_set_mask: mask %dx%d is outside 1..%d per side", mask_w,
+               mask_h, CONV2D_NAIVE_MAX_MASK_SIDE);
+    CUDA_CHECK(cudaMemcpyToSymbol(c_mask, h_mask, (size_t)mask_w * mask_h * sizeof(float)));
+}
+
+__global__ void conv2d_naive_kernel(const float *in, float *out, size_t pitch, int width,
+                                    int height, int mask_w, int mask_h) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    float sum = 0.0f;
+    for (int i = 0; i < mask_h; ++i) {
+        int row = y + i - mask_h / 2;
+        if (row < 0 || row >= height) continue;
+        const float *in_row = (const float *)((const char *)in + row * pitch);
+        for (int j = 0; j < mask_w; ++j) {
+            int col = x + j - mask_w / 2;
+            if (col >= 0 && col < width) sum += c_mask[i * mask_w + j] * in_row[col];
+        }
+    }
+    ((float *)((char *)out + y * pitch))[x] = sum;
+}
+
+void conv2d_naive_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                         int mask_w, int mask_h, int block) {
+    (void)block;
+    if (width < 1 || height < 1 || mask_w < 1 || mask_h < 1 ||
+        mask_w > CONV2D_NAIVE_MAX_MASK_SIDE || mask_h > CONV2D_NAIVE_MAX_MASK_SIDE)
+        wb_die(WB_EXIT_USAGE, "conv2d_naive_launch: bad arguments %dx%d mask %dx%d", width, height,
+               mask_w, mask_h);
+    dim3 threads(32, 8);
+    dim3 blocks((width + 31) / 32, (height + 7) / 8);
+    conv2d_naive_kernel<<<blocks, threads>>>(d_in, d_out, pitch, width, height, mask_w, mask_h);
+    CUDA_CHECK_LAUNCH();
+}

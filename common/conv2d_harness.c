@@ -1,0 +1,430 @@
+/* conv2d_harness.c: the 2D chapters' host program (see conv2d_harness.h).
+ * Sections in order: inputs (image, masks), the pitched device image, one configuration
+ * (reference, GPU run, verify, error map, output, timing), reporting, conv2d_chapter_main. */
+#include "conv2d_harness.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "data_gen.h"
+#include "image_io.h"
+#include "reference.h"
+#include "timing.h"
+#include "verify.h"
+
+enum { WARMUP_RUNS = 3, CPU_REPS = 3, MISMATCHES_LISTED = 8, MAX_VARIANTS = 8 };
+static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu;
+
+static void *host_malloc(size_t bytes, const char *what) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        wb_die(WB_EXIT_USAGE, "out of host memory for the %s (%.1f MiB)", what, bytes / 1048576.0);
+    return p;
+}
+
+struct cli_spec conv2d_standard_spec(const char *program, const char *summary, int max_side) {
+    struct cli_spec spec = {
+        .program = program,
+        .summary = summary,
+        .dims = 2,
+        .default_size = {8192, 8192},
+        .default_mask = {5, 5},
+        .max_mask = {max_side, max_side},
+        .default_block = 32,
+        .min_block = 1,
+        .max_block = 32,
+        .input_formats = "a PNG image (any colour type) or a float32 .npy of shape (H, W) or "
+                         "(C, H, W)",
+    };
+    return spec;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+/* The image to convolve: planes 0..convolved-1 are filtered, any further plane (alpha) is
+ * copied through. */
+struct input_image {
+    struct image img;
+    int convolved;
+};
+
+static void load_input(const char *path, struct input_image *in) {
+    char err[WB_ERR_LEN];
+    memset(in, 0, sizeof *in);
+    if (cli_has_extension(path, ".npy")) {
+        float *data;
+        int ndim;
+        size_t shape[NPY_MAX_DIMS];
+        if (npy_load_f32(path, &data, &ndim, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+        size_t channels = ndim == 3 ? shape[0] : 1;
+        size_t height = ndim >= 2 ? shape[ndim - 2] : 0, width = ndim >= 2 ? shape[ndim - 1] : 0;
+        if ((ndim != 2 && ndim != 3) || channels < 1 || channels > 4)
+            wb_die(WB_EXIT_USAGE, "--input '%s': expected shape (H, W) or (C, H, W) with C 1..4",
+                   path);
+        if (width < 1 || height < 1 || width > IMAGE_MAX_DIM || height > IMAGE_MAX_DIM ||
+            width * height > IMAGE_MAX_PIXELS)
+            wb_die(WB_EXIT_USAGE,
+                   "--input '%s' is %zux%zu: each side must be 1..%d and the "
+                   "image at most %zu pixels",
+                   path, width, height, IMAGE_MAX_DIM, (size_t)IMAGE_MAX_PIXELS);
+        in->img.width = (int)width;
+        in->img.height = (int)height;
+        in->img.channels = (int)channels;
+        in->img.data = data;
+        in->convolved = (int)channels; /* a .npy has no alpha: every plane is filtered */
+    } else {
+        if (image_load_png(path, &in->img, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+        in->convolved = in->img.has_alpha ? in->img.channels - 1 : in->img.channels;
+    }
+    size_t count = (size_t)in->img.width * in->img.height * in->img.channels;
+    for (size_t i = 0; i < count; ++i)
+        if (!isfinite(in->img.data[i]))
+            wb_die(WB_EXIT_USAGE, "--input '%s' holds a non-finite value", path);
+}
+
+static struct mask *make_masks(const struct cli_spec *spec, const struct cli_options *opt,
+                               int *count) {
+    char err[WB_ERR_LEN];
+    struct mask *masks = host_malloc(sizeof *masks * CLI_MAX_VALUES, "masks");
+    if (opt->mask_file) {
+        if (mask_load_file(opt->mask_file, &masks[0], err)) wb_die(WB_EXIT_USAGE, "%s", err);
+        if (masks[0].width > spec->max_mask.width || masks[0].height > spec->max_mask.height)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d; this chapter allows at most %ldx%ld",
+                   opt->mask_file, masks[0].width, masks[0].height, spec->max_mask.width,
+                   spec->max_mask.height);
+        if (opt->mask_size_count == 1 && (opt->mask_sizes[0].width != masks[0].width ||
+                                          opt->mask_sizes[0].height != masks[0].height))
+            wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d but --mask-width is %ldx%ld",
+                   opt->mask_file, masks[0].width, masks[0].height, opt->mask_sizes[0].width,
+                   opt->mask_sizes[0].height);
+        *count = 1;
+        return masks;
+    }
+    for (int k = 0; k < opt->mask_size_count; ++k)
+        if (mask_make(opt->mask_kind, (int)opt->mask_sizes[k].width, (int)opt->mask_sizes[k].height,
+                      opt->seed + MASK_SEED_OFFSET + (uint64_t)k, &masks[k], err))
+            wb_die(WB_EXIT_USAGE, "%s", err);
+    *count = opt->mask_size_count;
+    return masks;
+}
+
+/* ---- the pitched device image ------------------------------------------------------------- */
+
+/* `planes` planes of width x height floats stacked in one pitched allocation: plane p's row y
+ * starts at byte (p * height + y) * pitch. Rows are padded to `pitch` bytes so that every row
+ * starts on an aligned boundary and a warp's row reads map onto whole DRAM bursts. */
+struct device_image {
+    float *data;
+    size_t pitch;
+    int width, height, planes;
+};
+
+static struct device_image device_image_alloc(int width, int height, int planes, const char *what) {
+    struct device_image d = {NULL, 0, width, height, planes};
+    d.data =
+        device_malloc_pitch((size_t)width * sizeof(float), (size_t)height * planes, &d.pitch, what);
+    return d;
+}
+
+static float *device_plane(const struct device_image *d, int plane) {
+    return (float *)((char *)d->data + (size_t)plane * d->height * d->pitch);
+}
+
+/* ---- one configuration ------------------------------------------------------------------- */
+
+struct launch_job {
+    const struct conv2d_variant *variant;
+    struct device_image in, out;
+    int planes, mask_w, mask_h, block;
+};
+
+static void launch_all_planes(void *context) {
+    struct launch_job *job = context;
+    for (int p = 0; p < job->planes; ++p)
+        job->variant->launch(device_plane(&job->in, p), device_plane(&job->out, p), job->in.pitch,
+                             job->in.width, job->in.height, job->mask_w, job->mask_h, job->block);
+}
+
+struct cpu_job {
+    const struct image *img;
+    int planes;
+    const struct mask *mask;
+    float *out;
+};
+
+static void run_cpu_reference(void *context) {
+    struct cpu_job *job = context;
+    size_t plane = (size_t)job->img->width * job->img->height;
+    for (int p = 0; p < job->planes; ++p)
+        cpu_correlate_2d(job->img->data + p * plane, job->img->width, job->img->height,
+                         job->mask->weights, job->mask->width, job->mask->height,
+                         job->out + p * plane, NULL, 1);
+}
+
+struct variant_result {
+    int skipped, passed;
+    struct verify_summary summary;
+    struct timing time;
+    double gbps;
+};
+
+/* Writes the GPU result (filtered planes, then the input's alpha unchanged) to --output. */
+static void write_output(const char *path, const struct input_image *in, const float *got) {
+    char err[WB_ERR_LEN];
+    struct image out = in->img;
+    size_t plane = (size_t)out.width * out.height;
+    out.data = host_malloc(plane * out.channels * sizeof(float), "output image");
+    memcpy(out.data, got, plane * in->convolved * sizeof(float));
+    memcpy(out.data + plane * in->convolved, in->img.data + plane * in->convolved,
+           plane * (out.channels - in->convolved) * sizeof(float));
+    int status;
+    if (cli_has_extension(path, ".npy")) {
+        size_t shape[3] = {(size_t)out.channels, (size_t)out.height, (size_t)out.width};
+        status = npy_save_f32(path, out.data, 3, shape, err);
+    } else {
+        status = image_save_png(path, &out, err);
+    }
+    free(out.data);
+    if (status) wb_die(WB_EXIT_USAGE, "%s", err);
+}
+
+static struct variant_result check_variant(struct launch_job *job, const struct mask *mask,
+                                           const float *ref, const float *magnitude, float *got,
+                                           const char *error_map_path, FILE *human) {
+    struct variant_result r;
+    memset(&r, 0, sizeof r);
+    size_t row_bytes = (size_t)job->in.width * sizeof(float);
+    CUDA_CHECK(cudaMemset2D(job->out.data, job->out.pitch, 0xff, row_bytes,
+                            (size_t)job->out.height * job->planes));
+    if (job->variant->set_mask) job->variant->set_mask(mask->weights, mask->width, mask->height);
+    launch_all_planes(job);
+    CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
+    CUDA_CHECK(cudaMemcpy2D(got, row_bytes, job->out.data, job->out.pitch, row_bytes,
+                            (size_t)job->out.height * job->planes, cudaMemcpyDeviceToHost));
+    struct verify_shape shape = {(size_t)job->in.width, (size_t)job->in.height, job->planes};
+    r.passed = verify_outputs(got, ref, magnitude, shape, mask->width * mask->height,
+                              MISMATCHES_LISTED, human, &r.summary) == 0;
+    if (!r.passed) {
+        char err[WB_ERR_LEN];
+        if (verify_error_map_png(error_map_path, got, ref, magnitude, shape,
+                                 mask->width * mask->height, err) == 0)
+            fprintf(human, "  error map (mismatches in red): %s\n", error_map_path);
+        else
+            fprintf(human, "  could not write the error map: %s\n", err);
+    }
+    return r;
+}
+
+/* ---- reporting --------------------------------------------------------------------------- */
+
+static void print_json(const struct cli_spec *spec, const struct cli_options *opt,
+                       const char *device, const char *label, const struct input_image *in,
+                       const struct mask *mask, const struct variant_result *r, double copy_gbps,
+                       double cpu_ms) {
+    putchar('{');
+    wb_json_string("program", spec->program);
+    putchar(',');
+    wb_json_string("variant", label);
+    putchar(',');
+    wb_json_string("device", device);
+    putchar(',');
+    wb_json_string("mask", mask->name);
+    printf(",\"width\":%d,\"height\":%d,\"planes\":%d,\"mask_width\":%d,\"mask_height\":%d,"
+           "\"block\":%d,\"seed\":%llu,\"pass\":%s,\"mismatches\":%zu",
+           in->img.width, in->img.height, in->convolved, mask->width, mask->height, opt->block,
+           (unsigned long long)opt->seed, r->passed ? "true" : "false", r->summary.mismatches);
+    if (opt->mode != CLI_MODE_CHECK && r->passed)
+        printf(",\"median_ms\":%.6f,\"min_ms\":%.6f,\"gbps\":%.3f,\"copy_gbps\":%.3f,"
+               "\"pct_of_copy\":%.3f",
+               r->time.median_ms, r->time.min_ms, r->gbps, copy_gbps, 100.0 * r->gbps / copy_gbps);
+    if (opt->mode == CLI_MODE_BENCH && r->passed) printf(",\"cpu_openmp_ms\":%.3f", cpu_ms);
+    printf("}\n");
+}
+
+/* One table for the run; "vs naive" divides the last variant's time (the naive kernel). */
+static void print_bench_rows(FILE *out, const struct conv2d_variant *variants, int count,
+                             const struct variant_result *results, const struct input_image *in,
+                             const struct mask *mask, int block, double copy_gbps, double cpu_ms) {
+    static int header_printed;
+    const struct variant_result *naive = &results[count - 1];
+    if (!header_printed++)
+        fprintf(out, "  %11s %-16s %5s %-15s %9s %9s %8s %7s %9s %10s\n", "image", "mask", "block",
+                "kernel", "median ms", "min ms", "GB/s", "% copy", "vs naive", "vs CPU MT");
+    char config[64], size[24];
+    snprintf(size, sizeof size, "%dx%dx%d", in->img.width, in->img.height, in->convolved);
+    snprintf(config, sizeof config, "%11s %-16s %5d", size, mask->name, block);
+    for (int v = 0; v < count; ++v) {
+        const struct variant_result *r = &results[v];
+        if (r->skipped) continue;
+        if (!r->passed) {
+            fprintf(out, "  %s %-15s failed verification: not timed\n", config, variants[v].label);
+            continue;
+        }
+        fprintf(out, "  %s %-15s %9.4f %9.4f %8.1f %6.1f%% ", config, variants[v].label,
+                r->time.median_ms, r->time.min_ms, r->gbps, 100.0 * r->gbps / copy_gbps);
+        if (naive->passed)
+            fprintf(out, "%8.2fx", naive->time.median_ms / r->time.median_ms);
+        else
+            fprintf(out, "%9s", "-");
+        fprintf(out, " %9.1fx\n", cpu_ms / r->time.median_ms);
+    }
+    fprintf(out, "  %s %-15s %9.4f   (CPU reference, %d OpenMP threads, median of %d)\n", config,
+            "CPU OpenMP", cpu_ms, cpu_thread_count(), CPU_REPS);
+    fprintf(out, "  %s %-15s %9s %9s %8.1f %6.1f%%\n", config, "copy d2d", "", "", copy_gbps,
+            100.0);
+}
+
+/* Runs every variant on one image and mask; returns the number of variants that failed. */
+static int run_configuration(const struct cli_spec *spec, const struct cli_options *opt,
+                             const struct device_info *device,
+                             const struct conv2d_variant *variants, int variant_count,
+                             const struct input_image *in, const struct mask *mask,
+                             const char *program, FILE *human) {
+    int width = in->img.width, height = in->img.height, planes = in->convolved;
+    size_t plane = (size_t)width * height, bytes = plane * planes * sizeof(float);
+    float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
+    float *got = host_malloc(bytes, "GPU result");
+    for (int p = 0; p < planes; ++p)
+        cpu_correlate_2d(in->img.data + p * plane, width, height, mask->weights, mask->width,
+                         mask->height, ref + p * plane, magnitude + p * plane, 1);
+
+    /* Pitched device images: rows padded to the driver's alignment, copied row by row. */
+    struct launch_job job;
+    job.in = device_image_alloc(width, height, planes, "input image");
+    job.out = device_image_alloc(width, height, planes, "output image");
+    job.planes = planes;
+    job.mask_w = mask->width;
+    job.mask_h = mask->height;
+    job.block = opt->block;
+    size_t row_bytes = (size_t)width * sizeof(float);
+    CUDA_CHECK(cudaMemcpy2D(job.in.data, job.in.pitch, in->img.data, row_bytes, row_bytes,
+                            (size_t)height * planes, cudaMemcpyHostToDevice));
+
+    if (opt->mode != CLI_MODE_BENCH)
+        fprintf(human,
+                "image %dx%d, %d plane%s (pitch %zu bytes for rows of %zu), mask %s, "
+                "block %d\n",
+                width, height, planes, planes == 1 ? "" : "s", job.in.pitch, row_bytes, mask->name,
+                opt->block);
+    char error_map[512];
+    snprintf(error_map, sizeof error_map, "%s_error_map.png", program);
+    struct variant_result results[MAX_VARIANTS];
+    int failures = 0;
+    double copy_gbps = 0.0, cpu_ms = 0.0;
+    if (opt->mode != CLI_MODE_CHECK) copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
+    for (int v = 0; v < variant_count; ++v) {
+        job.variant = &variants[v];
+        memset(&results[v], 0, sizeof results[v]);
+        if (v > 0 && variants[v].needs_block_covers_mask &&
+            (opt->block < mask->width || opt->block < mask->height)) {
+            results[v].skipped = 1;
+            fprintf(human, "  %-22s skipped: needs --block >= %d for this mask\n",
+                    variants[v].label, mask->width > mask->height ? mask->width : mask->height);
+            continue;
+        }
+        results[v] = check_variant(&job, mask, ref, magnitude, got, error_map, human);
+        if (v == 0 && opt->output) {
+            write_output(opt->output, in, got);
+            fprintf(human, "  wrote the GPU result to %s\n", opt->output);
+        }
+        if (!results[v].passed) ++failures;
+        if (opt->mode != CLI_MODE_CHECK && results[v].passed) {
+            results[v].time = gpu_time(launch_all_planes, &job, WARMUP_RUNS, opt->reps);
+            results[v].gbps = effective_gbps(2.0 * bytes, results[v].time.median_ms);
+        }
+        if (opt->mode == CLI_MODE_BENCH && results[v].passed) continue; /* the table says it */
+        fprintf(human, "  %-22s %s", variants[v].label, results[v].passed ? "PASS" : "FAIL");
+        if (opt->mode == CLI_MODE_RUN && results[v].passed)
+            fprintf(human, "  %.4f ms  %.1f GB/s  %.1f%% of copy (%.0f GB/s)",
+                    results[v].time.median_ms, results[v].gbps, 100.0 * results[v].gbps / copy_gbps,
+                    copy_gbps);
+        fputc('\n', human);
+        if (opt->mode == CLI_MODE_CHECK || !results[v].passed)
+            verify_print_summary(human, variants[v].label, &results[v].summary);
+    }
+    if (opt->mode == CLI_MODE_BENCH) {
+        struct cpu_job cpu = {&in->img, planes, mask, ref};
+        cpu_ms = host_time(run_cpu_reference, &cpu, CPU_REPS).median_ms;
+        print_bench_rows(human, variants, variant_count, results, in, mask, opt->block, copy_gbps,
+                         cpu_ms);
+    }
+    if (opt->json)
+        for (int v = 0; v < variant_count; ++v)
+            if (!results[v].skipped)
+                print_json(spec, opt, device->name, variants[v].label, in, mask, &results[v],
+                           copy_gbps, cpu_ms);
+    CUDA_CHECK(cudaFree(job.in.data));
+    CUDA_CHECK(cudaFree(job.out.data));
+    free(got);
+    free(magnitude);
+    free(ref);
+    return failures;
+}
+
+/* ---- the program ------------------------------------------------------------------------- */
+
+int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
+                        const struct conv2d_variant *variants, int variant_count) {
+    char err[WB_ERR_LEN];
+    struct cli_options opt;
+    const char *slash = strrchr(argv[0], '/');
+    wb_set_program_name(slash ? slash + 1 : argv[0]);
+    int parsed = cli_parse(argc, argv, spec, &opt, err);
+    if (parsed == 1) return WB_EXIT_PASS;
+    if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (variant_count < 1 || variant_count > MAX_VARIANTS)
+        wb_die(WB_EXIT_USAGE, "1 to %d variants per chapter", MAX_VARIANTS);
+    if (opt.output && !cli_has_extension(opt.output, ".png") &&
+        !cli_has_extension(opt.output, ".npy"))
+        wb_die(WB_EXIT_USAGE, "--output '%s': write a .png or a .npy file", opt.output);
+
+    /* Everything the user gave is read and validated before the GPU is touched. */
+    struct input_image given;
+    memset(&given, 0, sizeof given);
+    if (opt.input) load_input(opt.input, &given);
+    int mask_count;
+    struct mask *masks = make_masks(spec, &opt, &mask_count);
+    for (int m = 0; m < mask_count; ++m)
+        if (opt.block < masks[m].width || opt.block < masks[m].height)
+            wb_die(WB_EXIT_USAGE,
+                   "--block %d is smaller than the %dx%d mask: the input tile (block x block "
+                   "threads) must hold at least one output's whole window",
+                   opt.block, masks[m].width, masks[m].height);
+
+    struct device_info device;
+    device_probe(&device);
+    FILE *human = opt.json ? stderr : stdout;
+    fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
+            wb_program_name(), device.name, device.sm_major, device.sm_minor,
+            device.multiprocessors, (unsigned long long)opt.seed, cpu_thread_count());
+
+    int configurations = 0, failed = 0;
+    for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
+        struct input_image image = given;
+        if (!opt.input) {
+            if (image_alloc(&image.img, (int)opt.sizes[s].width, (int)opt.sizes[s].height, 1, err))
+                wb_die(WB_EXIT_USAGE, "%s", err);
+            fill_uniform(image.img.data, (size_t)image.img.width * image.img.height, opt.seed, 0.0f,
+                         1.0f);
+            image.convolved = 1;
+        }
+        for (int m = 0; m < mask_count; ++m, ++configurations)
+            failed += run_configuration(spec, &opt, &device, variants, variant_count, &image,
+                                        &masks[m], wb_program_name(), human) > 0;
+        if (!opt.input) image_free(&image.img);
+    }
+    for (int m = 0; m < mask_count; ++m)
+        mask_free(&masks[m]);
+    free(masks);
+    image_free(&given.img);
+    if (failed)
+        fprintf(human, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",
+                wb_program_name(), failed, configurations, (unsigned long long)opt.seed);
+    else
+        fprintf(human, "%s: PASS (%d configuration%s)\n", wb_program_name(), configurations,
+                configurations == 1 ? "" : "s");
+    return failed ? WB_EXIT_FAIL : WB_EXIT_PASS;
+}

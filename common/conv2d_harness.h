@@ -1,0 +1,54 @@
+/* conv2d_harness.h: the host program shared by the 2D chapters (05-06).
+ *
+ * Like conv1d_harness.h, for images: a chapter's driver describes its kernel(s) as
+ * conv2d_variant entries and hands them, with its cli_spec, to conv2d_chapter_main():
+ *   1. parse and validate the command line, the input image (PNG of any colour type, or a
+ *      float32 .npy of shape (H, W) or (C, H, W)) and the masks (exit 2 on bad input)
+ *   2. probe the GPU (exit 77 without one)
+ *   3. for every --size and --mask-width: make or load the image, compute the CPU reference per
+ *      colour plane, copy the planes into a pitched device image (cudaMallocPitch +
+ *      cudaMemcpy2D), poison the output with NaN, launch each variant on each plane, copy back,
+ *      verify; on a mismatch write an error-map PNG
+ *   4. --output: write the result as PNG (alpha copied through unchanged) or .npy
+ *   5. run mode and --bench: time each variant and the device-to-device copy of the same bytes;
+ *      --bench adds the OpenMP CPU reference
+ * Alpha is never convolved: it is copied from the input. The first variant is the chapter's
+ * own kernel; the last is the baseline that the "vs naive" column divides by.
+ */
+#ifndef CONV2D_HARNESS_H
+#define CONV2D_HARNESS_H
+
+#include <stddef.h>
+
+#include "cli.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One plane: d_in and d_out are width x height floats, rows `pitch` bytes apart (the same
+ * pitch for both). Launches on the default stream, checks the launch, does not synchronize. */
+typedef void (*conv2d_launch_fn)(const float *d_in, float *d_out, size_t pitch, int width,
+                                 int height, int mask_w, int mask_h, int block);
+
+/* Places the mask (mask_w x mask_h, row-major) where the kernel reads it. */
+typedef void (*conv2d_set_mask_fn)(const float *h_mask, int mask_w, int mask_h);
+
+struct conv2d_variant {
+    const char *label;
+    conv2d_set_mask_fn set_mask;
+    conv2d_launch_fn launch;
+    int needs_block_covers_mask; /* launch refuses block < mask side: skip it then */
+};
+
+/* The 2D chapters' common spec: 8192x8192 random image by default, mask 5x5, masks up to
+ * max_side x max_side, PNG or .npy input. --block is the input tile edge, 1..32 (32 by default). */
+struct cli_spec conv2d_standard_spec(const char *program, const char *summary, int max_side);
+
+int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
+                        const struct conv2d_variant *variants, int variant_count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

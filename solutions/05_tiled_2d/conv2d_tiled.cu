@@ -1,0 +1,96 @@
+/* conv2d_tiled.cu: chapter 05, tiled 2D convolution on pitched images (PMPP 7.6).
+ *
+ * This file exists twice with the same name: exercises/05_tiled_2d/ holds it with TODO blocks
+ * for you, solutions/05_tiled_2d/ the reference; outside the TODO blocks they are identical (a
+ * test checks that). Check yours with `make check CH=05`.
+ *
+ * One thread per INPUT tile cell. A block of T x T threads loads a T x T input tile (output
+ * tile plus halo, ghost cells as zero) into shared memory in one step, then only the threads of
+ * the smaller output tile, (T - mask_w + 1) x (T - mask_h + 1), compute:
+ *
+ *        input tile (T x T, loaded)          output tile (computed)
+ *     +---------------------------+        threads tx < T - mask_w + 1,
+ *     | halo     mask_h/2 rows    |                    ty < T - mask_h + 1
+ *     |   +-------------------+   |        output (x, y) reads the window whose top-left
+ *     |   |   output tile     |   |        corner is tile cell (tx, ty)
+ *     |   +-------------------+   |
+ *     +---------------------------+
+ * Images are pitched: row y starts `pitch` BYTES after row y-1, so rows are addressed with
+ * row_of() and never as y * width.
+ *
+ *   row_of                  the address of row y of a pitched image
+ *   conv2d_tiled_kernel     load the input tile, barrier, compute the output tile
+ *   conv2d_tiled_launch     grid geometry, shared-memory size, precondition checks
+ */
+#include "conv2d_tiled.h"
+#include "cuda_check.h"
+
+static __constant__ float c_mask[CONV2D_MAX_MASK_SIDE * CONV2D_MAX_MASK_SIDE];
+
+void conv2d_tiled_set_mask(const float *h_mask, int mask_w, int mask_h) {
+    if (mask_w < 1 || mask_h < 1 || mask_w > CONV2D_MAX_MASK_SIDE || mask_h > CONV2D_MAX_MASK_SIDE)
+        wb_die(WB_EXIT_USAGE, "conv2d_tiled_set_mask: mask %dx%d is outside 1..%d per side", mask_w,
+               mask_h, CONV2D_MAX_MASK_SIDE);
+    CUDA_CHECK(cudaMemcpyToSymbol(c_mask, h_mask, (size_t)mask_w * mask_h * sizeof(float)));
+}
+
+// The pitch is in bytes: step through a char pointer, then view the row as floats.
+__device__ const float *row_of(const float *image, size_t pitch, int y) {
+    return (const float *)((const char *)image + (size_t)y * pitch);
+}
+
+__global__ void conv2d_tiled_kernel(const float *in, float *out, size_t pitch, int width,
+                                    int height, int mask_w, int mask_h) {
+    extern __shared__ float s_tile[]; // blockDim.x * blockDim.y floats, row-major
+
+    // ---- TODO 1 begin: the output tile, and the input cell this thread loads
+    int out_tile_w = blockDim.x - (mask_w - 1);
+    int out_tile_h = blockDim.y - (mask_h - 1);
+    int out_x = blockIdx.x * out_tile_w + threadIdx.x;
+    int out_y = blockIdx.y * out_tile_h + threadIdx.y;
+    int in_x = out_x - mask_w / 2;
+    int in_y = out_y - mask_h / 2;
+    // ---- TODO 1 end
+
+    // ---- TODO 2 begin: load the input tile, ghost cells as zero
+    float value = 0.0f;
+    if (in_y >= 0 && in_y < height && in_x >= 0 && in_x < width)
+        value = row_of(in, pitch, in_y)[in_x];
+    s_tile[threadIdx.y * blockDim.x + threadIdx.x] = value;
+    // ---- TODO 2 end
+
+    // ---- TODO 3 begin: wait for the whole tile
+    __syncthreads();
+    // ---- TODO 3 end
+
+    // ---- TODO 4 begin: the output-tile threads compute and store
+    if (threadIdx.x < out_tile_w && threadIdx.y < out_tile_h && out_x < width && out_y < height) {
+        float sum = 0.0f;
+        for (int i = 0; i < mask_h; ++i)
+            for (int j = 0; j < mask_w; ++j)
+                sum += c_mask[i * mask_w + j] *
+                       s_tile[(threadIdx.y + i) * blockDim.x + threadIdx.x + j];
+        ((float *)row_of(out, pitch, out_y))[out_x] = sum;
+    }
+    // ---- TODO 4 end
+}
+
+void conv2d_tiled_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                         int mask_w, int mask_h, int block) {
+    if (width < 1 || height < 1 || mask_w < 1 || mask_h < 1 || mask_w > CONV2D_MAX_MASK_SIDE ||
+        mask_h > CONV2D_MAX_MASK_SIDE || block < mask_w || block < mask_h || block > 32)
+        wb_die(WB_EXIT_USAGE, "conv2d_tiled_launch: bad arguments %dx%d mask %dx%d block %d", width,
+               height, mask_w, mask_h, block);
+    int out_tile_w = block - (mask_w - 1), out_tile_h = block - (mask_h - 1);
+    dim3 threads(block, block);
+    dim3 blocks((width + out_tile_w - 1) / out_tile_w, (height + out_tile_h - 1) / out_tile_h);
+    if (blocks.y > 65535)
+        wb_die(WB_EXIT_USAGE,
+               "conv2d_tiled_launch: %d rows need %u tile rows, over the grid's "
+               "65535: use a larger --block",
+               height, blocks.y);
+    size_t tile_bytes = (size_t)block * block * sizeof(float);
+    conv2d_tiled_kernel<<<blocks, threads, tile_bytes>>>(d_in, d_out, pitch, width, height, mask_w,
+                                                         mask_h);
+    CUDA_CHECK_LAUNCH();
+}

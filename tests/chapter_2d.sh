@@ -1,0 +1,83 @@
+# chapter_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
+# $solution, $exercise, $fixtures set). Sizes include 1x1, 1xN, Nx1 and sizes that are no
+# multiple of any tile; pitched rows are wider than the image (1000 floats = 4000 bytes are
+# padded to a 4096-byte pitch); every square mask up to the maximum, odd and even, plus
+# non-square ones; PNGs of 1 to 4 channels; random data and masks drawn fresh each run.
+max_side=15
+usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
+usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5
+usage_error "ch${nn}_size_too_wide" "out of range" "$solution" --size 70000x1
+usage_error "ch${nn}_size_too_many_pixels" "more than" "$solution" --size 20000x20000
+usage_error "ch${nn}_size_not_number" "not a whole number" "$solution" --size 10xabc
+usage_error "ch${nn}_mask_over_max" "out of range" "$solution" --mask-width $((max_side + 1))
+usage_error "ch${nn}_mask_height_over_max" "out of range" "$solution" --mask-width "5x$((max_side + 1))"
+usage_error "ch${nn}_mask_zero" "out of range" "$solution" --mask-width 0x3
+usage_error "ch${nn}_mask_file_too_big" "at most ${max_side}x${max_side}" \
+    "$solution" --mask-file "$fixtures/mask_65.txt"
+usage_error "ch${nn}_mask_file_mismatch" "is 3x3 but --mask-width is 5x5" \
+    "$solution" --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
+usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
+usage_error "ch${nn}_block_over_max" "out of range" "$solution" --block 33
+usage_error "ch${nn}_block_below_mask" "smaller than the 5x5 mask" "$solution" --block 4 --mask-width 5
+usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_image.png"
+usage_error "ch${nn}_input_not_png" "not a PNG" "$solution" --input "$fixtures/not_a_png.png"
+usage_error "ch${nn}_input_truncated_png" "truncated|corrupt" "$solution" --input "$fixtures/truncated.png"
+usage_error "ch${nn}_input_huge_png" "over the limit" "$solution" --input "$fixtures/huge_header.png"
+usage_error "ch${nn}_input_npy_1d" "expected shape" "$solution" --input "$fixtures/signal_33.npy"
+usage_error "ch${nn}_input_npy_nan" "expected shape|non-finite" "$solution" --input "$fixtures/signal_nan.npy"
+usage_error "ch${nn}_output_bad_extension" "write a .png or a .npy" "$solution" --output "$b/out/x.bmp"
+usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
+    "$solution" --input "$fixtures/gray8_13x7.png" --output "$fixtures/gray8_13x7.png"
+
+# More GPU memory than the device has (simulated with WB_GPU_MEMORY_LIMIT_MIB): exit 2, clearly.
+add "ch${nn}_too_big_for_gpu" "gpu;ch$nn;solution" "$expect" --gpu 2 "needs .* MiB of GPU memory" -- \
+    env WB_GPU_MEMORY_LIMIT_MIB=64 "$solution" --check --size 8192x8192 --mask-width 3
+
+battery() {
+    kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    add "ch${nn}_${kind}_odd_sizes" "$labels" "$binary" --check \
+        --size 1x1,1x300,300x1,33x31,1000x777 --mask-width "1:$max_side"
+    add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check --size 1000x777,37x1,1x37 \
+        --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
+    add "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 8192x8192 \
+        --mask-width "3,4,7,$max_side"
+    for block in 1 8 15 16 17 32; do
+        widths="1:$max_side"
+        [ $block -lt $max_side ] && widths="1:$block"
+        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
+            --size 1000x777,31x33 --mask-width "$widths"
+    done
+    for mask in box gaussian sharpen laplacian sobel emboss; do
+        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+            --size 1000x777 --mask-width 3,4,9,5x3
+    done
+    for png in gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7; do
+        add "ch${nn}_${kind}_png_$png" "$labels" "$binary" --check --input "$fixtures/$png.png" \
+            --mask-width 3
+    done
+    add "ch${nn}_${kind}_photo" "$labels" "$binary" --check --input "$root/data/images/coffee.png" \
+        --mask-width "1:$max_side"
+    for tool in memcheck racecheck; do
+        add "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" $tool "$binary" --check \
+            --size 100x37 --mask-width "1,2,5,4x6,$max_side" --block 16
+    done
+}
+battery solution "$solution"
+battery exercise "$exercise"
+
+add "ch${nn}_solution_png_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*rgba_blur.png" -- \
+    "$solution" --check --input "$fixtures/rgba8_17x3.png" --mask box --mask-width 3 \
+    --output "$b/out/ch${nn}_rgba_blur.png"
+add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*gray_blur.npy" -- \
+    "$solution" --check --input "$fixtures/gray8_13x7.png" --mask gaussian --mask-width 5 \
+    --output "$b/out/ch${nn}_gray_blur.npy"
+add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size 1000x777 \
+    --mask-file "$fixtures/mask_3x3.txt"
+add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" -- \
+    "$solution" --size 1024x768 --reps 20
+add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "vs naive" -- \
+    "$solution" --bench --size 1024x1024 --mask-width 3,5 --reps 20
+add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
+    "$solution" --check --json --size 100x100 --mask-width 3
+add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "error map" -- \
+    "$exercise" --check --size 100x37 --mask-width 5
