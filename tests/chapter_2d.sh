@@ -81,3 +81,9 @@ add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true'
     "$solution" --check --json --size 100x100 --mask-width 3
 add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "error map" -- \
     "$exercise" --check --size 100x37 --mask-width 5
+add "ch${nn}_solution_alpha_passthrough" "gpu;ch$nn;solution" "$root/tests/alpha_passthrough.sh" \
+    "$solution" "$b/imginfo" "$fixtures/rgba8_17x3.png" "$b/out/ch${nn}_rgba_alpha.png"
+# cudaMallocPitch pads a row of 1000 floats (4000 bytes) to a wider pitch on every current GPU.
+add "ch${nn}_solution_pitch_wider_than_row" "gpu;ch$nn;solution" "$expect" --gpu 0 \
+    "pitch (4[0-9][0-9][1-9]|4[0-9][1-9][0-9]|4[1-9][0-9][0-9]|[5-9][0-9]{3}|[0-9]{5,}) bytes for rows of 4000" -- \
+    "$solution" --check --size 1000x777 --mask-width 5
