@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "harness.h"
 #include "data_gen.h"
 #include "image_io.h"
 #include "reference.h"
@@ -17,13 +18,6 @@
 
 enum { WARMUP_RUNS = 3, CPU_REPS_SINGLE = 3, CPU_REPS_OPENMP = 5, MISMATCHES_LISTED = 8 };
 static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu; /* "mask": its stream differs from data's */
-
-static void *host_malloc(size_t bytes, const char *what) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        wb_die(WB_EXIT_USAGE, "out of host memory for the %s (%.1f MiB)", what, bytes / 1048576.0);
-    return p;
-}
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
@@ -108,14 +102,6 @@ static void run_cpu_reference(void *context) {
                      job->out, NULL, job->parallel);
 }
 
-struct variant_result {
-    int skipped; /* a comparison kernel whose block-size rule this run breaks */
-    int passed;
-    struct verify_summary summary;
-    struct timing time;
-    double gbps;
-};
-
 /* Poison, launch once, copy back and verify. The output starts as all-ones bytes, a NaN, so an
  * output the kernel never wrote cannot pass. */
 static struct variant_result check_variant(struct launch_job *job, const struct mask *mask,
@@ -149,16 +135,8 @@ static void print_json(const struct cli_spec *spec, const struct cli_options *op
     wb_json_string("device", device);
     putchar(',');
     wb_json_string("mask", mask->name);
-    printf(",\"n\":%d,\"mask_width\":%d,\"block\":%d,\"seed\":%llu,\"pass\":%s,"
-           "\"mismatches\":%zu,\"max_error\":%.9g,\"rel_l2_error\":%.9g",
-           n, mask->width, opt->block, (unsigned long long)opt->seed, r->passed ? "true" : "false",
-           r->summary.mismatches, isnan(r->summary.max_abs_error) ? -1.0 : r->summary.max_abs_error,
-           isnan(r->summary.rel_l2_error) ? -1.0 : r->summary.rel_l2_error);
-    if (opt->mode != CLI_MODE_CHECK && r->passed)
-        printf(",\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,\"gbps\":%.3f,\"copy_gbps\":%.3f,"
-               "\"pct_of_copy\":%.3f",
-               r->time.median_ms, r->time.min_ms, r->time.reps, r->gbps, copy_gbps,
-               100.0 * r->gbps / copy_gbps);
+    printf(",\"n\":%d,\"mask_width\":%d,\"block\":%d", n, mask->width, opt->block);
+    harness_json_result(opt, r, copy_gbps);
     if (opt->mode == CLI_MODE_BENCH && r->passed)
         printf(",\"cpu_single_ms\":%.3f,\"cpu_openmp_ms\":%.3f,\"cpu_threads\":%d", cpu_single_ms,
                cpu_openmp_ms, cpu_thread_count());
@@ -175,7 +153,7 @@ static void print_bench_rows(FILE *out, const struct conv1d_variant *variants, i
     static int header_printed;
     const struct variant_result *basic = &results[count - 1];
     if (!header_printed++)
-        fprintf(out, "  %10s %-12s %5s %-15s %9s %9s %8s %7s %8s %10s %9s\n", "n", "mask", "block",
+        fprintf(out, "  %10s %-12s %5s %-15s %9s %9s %8s %7s %9s %10s %9s\n", "n", "mask", "block",
                 "kernel", "median ms", "min ms", "GB/s", "% copy", "vs ch01", "vs CPU 1T",
                 "vs CPU MT");
     char config[64];
@@ -183,18 +161,10 @@ static void print_bench_rows(FILE *out, const struct conv1d_variant *variants, i
     for (int v = 0; v < count; ++v) {
         const struct variant_result *r = &results[v];
         if (r->skipped) continue;
-        if (!r->passed) {
-            fprintf(out, "  %s %-15s failed verification: not timed\n", config, variants[v].label);
-            continue;
-        }
-        fprintf(out, "  %s %-15s %9.4f %9.4f %8.1f %6.1f%% ", config, variants[v].label,
-                r->time.median_ms, r->time.min_ms, r->gbps, 100.0 * r->gbps / copy_gbps);
-        if (basic->passed)
-            fprintf(out, "%7.2fx", basic->time.median_ms / r->time.median_ms);
-        else
-            fprintf(out, "%8s", "-");
-        fprintf(out, " %9.1fx %8.1fx\n", cpu_single_ms / r->time.median_ms,
-                cpu_openmp_ms / r->time.median_ms);
+        harness_print_row(out, config, variants[v].label, r, basic, copy_gbps);
+        if (r->passed)
+            fprintf(out, " %9.1fx %8.1fx\n", cpu_single_ms / r->time.median_ms,
+                    cpu_openmp_ms / r->time.median_ms);
     }
     fprintf(out, "  %s %-15s %9.4f   (CPU reference, 1 thread, median of %d)\n", config,
             "CPU 1 thread", cpu_single_ms, CPU_REPS_SINGLE);
@@ -251,15 +221,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
             results[v].gbps = effective_gbps(2.0 * bytes + mask->width * sizeof(float),
                                              results[v].time.median_ms);
         }
-        if (opt->mode == CLI_MODE_BENCH && results[v].passed) continue; /* the table says it */
-        fprintf(human, "  %-22s %s", variants[v].label, results[v].passed ? "PASS" : "FAIL");
-        if (opt->mode == CLI_MODE_RUN && results[v].passed)
-            fprintf(human, "  %.4f ms  %.1f GB/s  %.1f%% of copy (%.0f GB/s)",
-                    results[v].time.median_ms, results[v].gbps, 100.0 * results[v].gbps / copy_gbps,
-                    copy_gbps);
-        fputc('\n', human);
-        if (opt->mode == CLI_MODE_CHECK || !results[v].passed)
-            verify_print_summary(human, variants[v].label, &results[v].summary);
+        harness_print_variant(human, variants[v].label, &results[v], opt, copy_gbps);
     }
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job single = {signal, mask, ref, 0}, openmp = {signal, mask, ref, 1};
@@ -302,13 +264,8 @@ struct cli_spec conv1d_standard_spec(const char *program, const char *summary) {
 
 int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                         const struct conv1d_variant *variants, int variant_count) {
-    char err[WB_ERR_LEN];
     struct cli_options opt;
-    const char *slash = strrchr(argv[0], '/');
-    wb_set_program_name(slash ? slash + 1 : argv[0]); /* ch01_basic_1d or ..._exercise */
-    int parsed = cli_parse(argc, argv, spec, &opt, err);
-    if (parsed == 1) return WB_EXIT_PASS;
-    if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (harness_start(argc, argv, spec, &opt) == 1) return WB_EXIT_PASS; /* --help */
     if (opt.output && !cli_has_extension(opt.output, ".npy"))
         wb_die(WB_EXIT_USAGE, "--output '%s': the 1D chapters write .npy files", opt.output);
     if (variant_count > 8) wb_die(WB_EXIT_USAGE, "at most 8 variants per chapter");
@@ -328,9 +285,7 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
     struct device_info device;
     device_probe(&device);
     FILE *human = opt.json ? stderr : stdout;
-    fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
-            wb_program_name(), device.name, device.sm_major, device.sm_minor,
-            device.multiprocessors, (unsigned long long)opt.seed, cpu_thread_count());
+    harness_print_device(human, &device, &opt);
 
     int configurations = 0, failed = 0;
     for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
@@ -349,11 +304,5 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
         mask_free(&masks[m]);
     free(masks);
     free(given.values);
-    if (failed)
-        fprintf(human, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",
-                wb_program_name(), failed, configurations, (unsigned long long)opt.seed);
-    else
-        fprintf(human, "%s: PASS (%d configuration%s)\n", wb_program_name(), configurations,
-                configurations == 1 ? "" : "s");
-    return failed ? WB_EXIT_FAIL : WB_EXIT_PASS;
+    return harness_finish(human, failed, configurations, &opt);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "harness.h"
 #include "data_gen.h"
 #include "image_io.h"
 #include "reference.h"
@@ -17,13 +18,6 @@
 
 enum { WARMUP_RUNS = 3, CPU_REPS = 3, MISMATCHES_LISTED = 8, MAX_VARIANTS = 8 };
 static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu;
-
-static void *host_malloc(size_t bytes, const char *what) {
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        wb_die(WB_EXIT_USAGE, "out of host memory for the %s (%.1f MiB)", what, bytes / 1048576.0);
-    return p;
-}
 
 struct cli_spec conv2d_standard_spec(const char *program, const char *summary, int max_side) {
     struct cli_spec spec = {
@@ -164,13 +158,6 @@ static void run_cpu_reference(void *context) {
                          job->out + p * plane, NULL, 1);
 }
 
-struct variant_result {
-    int skipped, passed;
-    struct verify_summary summary;
-    struct timing time;
-    double gbps;
-};
-
 /* Writes the GPU result (filtered planes, then the input's alpha unchanged) to --output. */
 static void write_output(const char *path, const struct input_image *in, const float *got) {
     char err[WB_ERR_LEN];
@@ -233,13 +220,9 @@ static void print_json(const struct cli_spec *spec, const struct cli_options *op
     putchar(',');
     wb_json_string("mask", mask->name);
     printf(",\"width\":%d,\"height\":%d,\"planes\":%d,\"mask_width\":%d,\"mask_height\":%d,"
-           "\"block\":%d,\"seed\":%llu,\"pass\":%s,\"mismatches\":%zu",
-           in->img.width, in->img.height, in->convolved, mask->width, mask->height, opt->block,
-           (unsigned long long)opt->seed, r->passed ? "true" : "false", r->summary.mismatches);
-    if (opt->mode != CLI_MODE_CHECK && r->passed)
-        printf(",\"median_ms\":%.6f,\"min_ms\":%.6f,\"gbps\":%.3f,\"copy_gbps\":%.3f,"
-               "\"pct_of_copy\":%.3f",
-               r->time.median_ms, r->time.min_ms, r->gbps, copy_gbps, 100.0 * r->gbps / copy_gbps);
+           "\"block\":%d",
+           in->img.width, in->img.height, in->convolved, mask->width, mask->height, opt->block);
+    harness_json_result(opt, r, copy_gbps);
     if (opt->mode == CLI_MODE_BENCH && r->passed) printf(",\"cpu_openmp_ms\":%.3f", cpu_ms);
     printf("}\n");
 }
@@ -259,17 +242,8 @@ static void print_bench_rows(FILE *out, const struct conv2d_variant *variants, i
     for (int v = 0; v < count; ++v) {
         const struct variant_result *r = &results[v];
         if (r->skipped) continue;
-        if (!r->passed) {
-            fprintf(out, "  %s %-15s failed verification: not timed\n", config, variants[v].label);
-            continue;
-        }
-        fprintf(out, "  %s %-15s %9.4f %9.4f %8.1f %6.1f%% ", config, variants[v].label,
-                r->time.median_ms, r->time.min_ms, r->gbps, 100.0 * r->gbps / copy_gbps);
-        if (naive->passed)
-            fprintf(out, "%8.2fx", naive->time.median_ms / r->time.median_ms);
-        else
-            fprintf(out, "%9s", "-");
-        fprintf(out, " %9.1fx\n", cpu_ms / r->time.median_ms);
+        harness_print_row(out, config, variants[v].label, r, naive, copy_gbps);
+        if (r->passed) fprintf(out, " %9.1fx\n", cpu_ms / r->time.median_ms);
     }
     fprintf(out, "  %s %-15s %9.4f   (CPU reference, %d OpenMP threads, median of %d)\n", config,
             "CPU OpenMP", cpu_ms, cpu_thread_count(), CPU_REPS);
@@ -335,15 +309,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
             results[v].time = gpu_time(launch_all_planes, &job, WARMUP_RUNS, opt->reps);
             results[v].gbps = effective_gbps(2.0 * bytes, results[v].time.median_ms);
         }
-        if (opt->mode == CLI_MODE_BENCH && results[v].passed) continue; /* the table says it */
-        fprintf(human, "  %-22s %s", variants[v].label, results[v].passed ? "PASS" : "FAIL");
-        if (opt->mode == CLI_MODE_RUN && results[v].passed)
-            fprintf(human, "  %.4f ms  %.1f GB/s  %.1f%% of copy (%.0f GB/s)",
-                    results[v].time.median_ms, results[v].gbps, 100.0 * results[v].gbps / copy_gbps,
-                    copy_gbps);
-        fputc('\n', human);
-        if (opt->mode == CLI_MODE_CHECK || !results[v].passed)
-            verify_print_summary(human, variants[v].label, &results[v].summary);
+        harness_print_variant(human, variants[v].label, &results[v], opt, copy_gbps);
     }
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job cpu = {&in->img, planes, mask, ref};
@@ -368,13 +334,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
 
 int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                         const struct conv2d_variant *variants, int variant_count) {
-    char err[WB_ERR_LEN];
     struct cli_options opt;
-    const char *slash = strrchr(argv[0], '/');
-    wb_set_program_name(slash ? slash + 1 : argv[0]);
-    int parsed = cli_parse(argc, argv, spec, &opt, err);
-    if (parsed == 1) return WB_EXIT_PASS;
-    if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (harness_start(argc, argv, spec, &opt) == 1) return WB_EXIT_PASS; /* --help */
     if (variant_count < 1 || variant_count > MAX_VARIANTS)
         wb_die(WB_EXIT_USAGE, "1 to %d variants per chapter", MAX_VARIANTS);
     if (opt.output && !cli_has_extension(opt.output, ".png") &&
@@ -397,14 +358,13 @@ int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
     struct device_info device;
     device_probe(&device);
     FILE *human = opt.json ? stderr : stdout;
-    fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
-            wb_program_name(), device.name, device.sm_major, device.sm_minor,
-            device.multiprocessors, (unsigned long long)opt.seed, cpu_thread_count());
+    harness_print_device(human, &device, &opt);
 
     int configurations = 0, failed = 0;
     for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
         struct input_image image = given;
         if (!opt.input) {
+            char err[WB_ERR_LEN];
             if (image_alloc(&image.img, (int)opt.sizes[s].width, (int)opt.sizes[s].height, 1, err))
                 wb_die(WB_EXIT_USAGE, "%s", err);
             fill_uniform(image.img.data, (size_t)image.img.width * image.img.height, opt.seed, 0.0f,
@@ -420,11 +380,5 @@ int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
         mask_free(&masks[m]);
     free(masks);
     image_free(&given.img);
-    if (failed)
-        fprintf(human, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",
-                wb_program_name(), failed, configurations, (unsigned long long)opt.seed);
-    else
-        fprintf(human, "%s: PASS (%d configuration%s)\n", wb_program_name(), configurations,
-                configurations == 1 ? "" : "s");
-    return failed ? WB_EXIT_FAIL : WB_EXIT_PASS;
+    return harness_finish(human, failed, configurations, &opt);
 }
