@@ -235,9 +235,17 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
                 "ranges 2:7\n",
                 spec->max_mask.width, spec->max_mask.height, spec->default_mask.width,
                 spec->default_mask.height);
-    fprintf(out, "  --block N          threads per block, %d to %d%s%s (default %d)\n",
-            spec->min_block, spec->max_block, spec->block_power_of_two ? ", a power of two" : "",
-            spec->block_covers_halo ? ", at least mask width / 2" : "", spec->default_block);
+    if (spec->dims == 2)
+        fprintf(out,
+                "  --block N          input tile edge: blocks of N x N threads, %d to %d%s, "
+                "at least the larger mask side (default %d)\n",
+                spec->min_block, spec->max_block,
+                spec->block_power_of_two ? ", a power of two" : "", spec->default_block);
+    else
+        fprintf(out, "  --block N          threads per block, %d to %d%s%s (default %d)\n",
+                spec->min_block, spec->max_block,
+                spec->block_power_of_two ? ", a power of two" : "",
+                spec->block_covers_halo ? ", at least mask width / 2" : "", spec->default_block);
     fprintf(out, "  --reps N           timed repetitions, %d to %d (default 30)\n", CLI_MIN_REPS,
             CLI_MAX_REPS);
     fprintf(out,

@@ -284,7 +284,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                 width, height, planes, planes == 1 ? "" : "s", job.in.pitch, row_bytes, mask->name,
                 opt->block);
     char error_map[512];
-    snprintf(error_map, sizeof error_map, "%s_error_map.png", program);
+    snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", program, width, height,
+             mask->width, mask->height);
     struct variant_result results[MAX_VARIANTS];
     int failures = 0;
     double copy_gbps = 0.0, cpu_ms = 0.0;

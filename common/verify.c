@@ -73,15 +73,19 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
     if (image_alloc(&map, (int)shape.width, (int)shape.height, 3, err)) return -1;
     size_t plane = shape.width * shape.height;
     for (size_t p = 0; p < plane; ++p) {
+        /* Plane 0 failing lights red, plane 1 green, plane 2 blue, a fourth all three. */
+        float colour[3] = {0.0f, 0.0f, 0.0f};
         int bad = 0;
         for (int c = 0; c < shape.channels; ++c) {
             size_t i = (size_t)c * plane + p;
-            bad |= !output_ok(got[i], ref[i], magnitude[i], terms);
+            if (output_ok(got[i], ref[i], magnitude[i], terms)) continue;
+            bad = 1;
+            for (int k = 0; k < 3; ++k)
+                if (k == c || c > 2) colour[k] = 1.0f;
         }
         float context = 0.15f + 0.35f * fminf(fmaxf(ref[p], 0.0f), 1.0f);
-        map.data[p] = bad ? 1.0f : context;
-        map.data[plane + p] = bad ? 0.0f : context;
-        map.data[2 * plane + p] = bad ? 0.0f : context;
+        for (int k = 0; k < 3; ++k)
+            map.data[(size_t)k * plane + p] = bad ? colour[k] : context;
     }
     int status = image_save_png(path, &map, err);
     image_free(&map);

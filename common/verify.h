@@ -55,8 +55,10 @@ int verify_outputs(const float *got, const float *ref, const float *magnitude,
  * "<label>: PASS" or "<label>: FAIL". */
 void verify_print_summary(FILE *out, const char *label, const struct verify_summary *summary);
 
-/* Writes an RGB PNG of width x height: mismatching pixels (any channel) red, the others a dim
- * gray copy of the reference's first channel, so tile edges and borders stand out. */
+/* Writes an RGB PNG of width x height: a pixel is coloured where a plane mismatches (plane 0
+ * red, plane 1 green, plane 2 blue, mixed where several fail, white for a fourth) and is a dim
+ * gray copy of the reference's first plane elsewhere, so tile edges, borders and a single
+ * failing channel stand out. */
 int verify_error_map_png(const char *path, const float *got, const float *ref,
                          const float *magnitude, struct verify_shape shape, int terms, char *err);
 

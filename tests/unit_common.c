@@ -1058,7 +1058,8 @@ static void test_verify(void) {
         fclose(log);
     }
 
-    /* The error map: written as an RGB PNG, the mismatching pixel red, the others gray. */
+    /* The error map: written as an RGB PNG, the mismatching pixel in its plane's colour (plane 1:
+     * green), the others gray. */
     char path[512], err[WB_ERR_LEN] = "";
     scratch_path(path, "error_map.png");
     remove(path);
@@ -1080,7 +1081,8 @@ static void test_verify(void) {
         CHECK(map.width == 4 && map.height == 3 && map.channels == 3);
         size_t p = 1 * 4 + 2, q = 0, plane = 12;
         if (map.width == 4 && map.height == 3 && map.channels == 3) {
-            CHECK(map.data[p] == 1.0f && map.data[plane + p] == 0.0f &&
+            /* Only channel 1 fails there, and channel 1 is drawn green. */
+            CHECK(map.data[p] == 0.0f && map.data[plane + p] == 1.0f &&
                   map.data[2 * plane + p] == 0.0f);
             CHECK(map.data[q] > 0.0f && map.data[q] == map.data[plane + q] &&
                   map.data[q] == map.data[2 * plane + q]);
