@@ -1,7 +1,8 @@
 # Makefile: builds the CUDA convolution workbook into build/.
 #
 #   make               everything: common/, each chapter twice (solution and exercise), tests
-#   make run           the main job: every chapter on its built-in default data
+#   make run           the main job: the 1D progression table (chapters 01-04), the photo
+#                      blurred/sharpened/edge-detected into build/out/, the 2D bench (chapter 05)
 #   make test          CPU tests, solution tests and the exercise guards (GPU tests skip, exit 77,
 #                      on a machine without a GPU)
 #   make check CH=01   your own exercise's tests for one chapter
@@ -27,13 +28,13 @@ CC := gcc
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out help clean,$(GOALS)),)
   ifeq ($(NVCC_BIN),)
-    $(error nvcc not found: install the CUDA Toolkit (https://developer.nvidia.com/cuda-downloads, or Debian's nvidia-cuda-toolkit) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
+    $(error nvcc not found: install the CUDA Toolkit 12 or later (https://developer.nvidia.com/cuda-downloads; Debian 12's own nvidia-cuda-toolkit is 11.8, too old) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
   endif
   ifneq ($(shell pkg-config --exists libpng 2>/dev/null && echo yes),yes)
     $(error libpng not found: install its development files (Debian/Ubuntu: apt-get install libpng-dev pkg-config; Fedora: dnf install libpng-devel pkgconf))
   endif
 endif
-CUDA_HOME := $(patsubst %/bin/nvcc,%,$(NVCC_BIN))
+CUDA_HOME := $(patsubst %/bin/nvcc,%,$(realpath $(NVCC_BIN)))
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
 
@@ -157,4 +158,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,10s/^# \{0,1\}//p' Makefile
+	@sed -n '3,11s/^# \{0,1\}//p' Makefile

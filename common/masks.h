@@ -7,7 +7,7 @@
  *   mask_abs_sum         sum of |weight|, for error bounds and bandwidth notes
  *
  * The anchor (the weight that lands on the output pixel) is (width/2, height/2), integer
- * division, as in DESIGN: for even sizes it is the right/lower of the two middle weights.
+ * division, the workbook-wide convention: for even sizes it is the right/lower of the two middle weights.
  */
 #ifndef MASKS_H
 #define MASKS_H

@@ -1,4 +1,4 @@
-/* timing.h: measuring, the same way in every chapter (DESIGN, "Timing").
+/* timing.h: measuring, the same way in every chapter.
  *
  *   gpu_time        CUDA events around each launch: warm-up, then `reps` timed runs, each after
  *                   an L2 flush; median and min in milliseconds

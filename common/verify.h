@@ -5,7 +5,7 @@
  *   verify_print_summary   prints the summary and the PASS / FAIL line
  *   verify_error_map_png   2D: a PNG showing where the mismatches are
  *
- * The rule (DESIGN): |got - ref| <= VERIFY_ATOL + terms * FLT_EPSILON * magnitude, where
+ * The rule: |got - ref| <= VERIFY_ATOL + terms * FLT_EPSILON * magnitude, where
  * magnitude = sum |M| * |N| over the output's window and terms is the number of products (mask
  * width x height). Float summation of `terms` products in any order errs by at most about
  * terms * FLT_EPSILON/2 * magnitude, so a correct kernel always passes with a factor of two to

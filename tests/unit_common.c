@@ -659,7 +659,7 @@ static void expect_1d(int line, const float *in, size_t n, const float *mask, in
     }
 }
 
-/* An independent 2D correlation written straight from DESIGN's formula (double, zero ghosts). */
+/* An independent 2D correlation written straight from the workbook's formula (double, zero ghosts). */
 static double naive_2d(const float *in, int width, int height, const float *mask, int mw, int mh,
                        int x, int y) {
     double sum = 0.0;

@@ -9,7 +9,7 @@
  *
  * --block is any size from 1 to 1024: with no halo to load, the tile has no lower limit.
  * "beyond: regs" is not a chapter kernel but a register-tiled one (conv1d_register.cu, chapter
- * 06's technique in 1D, fixed block of 256 threads): it shows how close to the copy bound a 1D
+ * 06's technique in 1D, fixed block of 128 threads): it shows how close to the copy bound a 1D
  * convolution can get, against which the four chapter kernels are measured.
  */
 #include "conv1d_basic.h"

@@ -34,7 +34,9 @@ __global__ void conv1d_tiled_kernel(const float *in, float *out, int n, int mask
     // the LAST halo_left threads of the block (threadIdx.x >= blockDim.x - halo_left) each load
     // one: the cell blockDim.x positions before its own input i, stored at the start of s_tile
     // (index threadIdx.x - (blockDim.x - halo_left)). Block 0's left halo lies before the
-    // signal: store 0 for those ghost cells instead of reading in[negative].
+    // signal: store 0 for those ghost cells instead of reading in[negative]. Compute that index
+    // into an int first (int k = i - blockDim.x): blockDim.x is unsigned, so the subtraction
+    // done in unsigned arithmetic never goes negative and the test k >= 0 would always pass.
     // ---- TODO 1 end
 
     // ---- TODO 2 begin: every thread loads its own cell
