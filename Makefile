@@ -2,7 +2,8 @@
 #
 #   make               everything: common/, each chapter twice (solution and exercise), tests
 #   make run           the main job: the 1D progression table (chapters 01-04), the photo
-#                      blurred/sharpened/edge-detected into build/out/, the 2D bench (chapter 05)
+#                      blurred/sharpened/edge-detected into build/out/, the 2D benches (chapter
+#                      05; chapter 06 tuned for this GPU, against NPP and cuFFT)
 #   make test          CPU tests, solution tests and the exercise guards (GPU tests skip, exit 77,
 #                      on a machine without a GPU)
 #   make check CH=01   your own exercise's tests for one chapter
@@ -14,11 +15,15 @@
 # kernels) and exercises/NN_name/*.cu (the same files with TODO blocks). The test list lives in
 # tests/ctest_list.sh, which writes build/CTestTestfile.cmake.
 
-CHAPTERS := 01_basic_1d 02_constant_mask 03_tiled_halo 04_cached_tiling 05_tiled_2d
+CHAPTERS := 01_basic_1d 02_constant_mask 03_tiled_halo 04_cached_tiling 05_tiled_2d 06_register_prefetch
 # Earlier chapters whose reference kernels a chapter's program runs beside its own.
 USES_02_constant_mask := 01_basic_1d
 USES_03_tiled_halo := 02_constant_mask 01_basic_1d
 USES_04_cached_tiling := 03_tiled_halo 02_constant_mask 01_basic_1d
+USES_06_register_prefetch := 05_tiled_2d
+# Libraries a chapter links (only that chapter): 06 measures itself against cuFFT and NPP.
+LIBS_06_register_prefetch = -lcufft $(if $(HAVE_NPP),-lnppif -lnppc)
+CFLAGS_06_register_prefetch = $(if $(HAVE_NPP),-DWB_HAVE_NPP)
 BUILD := build
 
 # ---- tools: say exactly what is missing ---------------------------------------------------------
@@ -35,6 +40,9 @@ ifneq ($(filter-out help clean,$(GOALS)),)
   endif
 endif
 CUDA_HOME := $(patsubst %/bin/nvcc,%,$(realpath $(NVCC_BIN)))
+# NPP ships with the CUDA Toolkit but may be left out of an install: chapter 06 then builds
+# without its NPP baseline and says so when it runs.
+HAVE_NPP := $(and $(wildcard $(CUDA_HOME)/include/npp.h),$(wildcard $(CUDA_HOME)/lib64/libnppif.so $(CUDA_HOME)/targets/*/lib/libnppif.so))
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
 
@@ -90,22 +98,25 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 solution_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu))
 exercise_objects = $(patsubst exercises/$(1)/%.cu,$(BUILD)/$(1)/exercise/%.o,$(wildcard exercises/$(1)/*.cu))
 # Kernels that belong to a chapter's driver rather than to its exercise (chapters/NN/*.cu).
-driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(wildcard chapters/$(1)/*.cu))
+driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(filter-out $(if $(HAVE_NPP),,chapters/$(1)/baseline_npp.cu),$(wildcard chapters/$(1)/*.cu))) \
+  $(patsubst chapters/$(1)/%.c,$(BUILD)/$(1)/driver/%.o,$(filter-out chapters/$(1)/main.c,$(wildcard chapters/$(1)/*.c)))
 chapter_headers = $(foreach c,$(1) $(USES_$(1)),$(wildcard chapters/$(c)/*.h))
 define CHAPTER_RULES
 ch$(call chapter_number,$(1))_DIR := $(1)
 $(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise
-	$(CC) $(CFLAGS) $(foreach c,$(1) $(USES_$(1)),-Ichapters/$(c)) -c $$< -o $$@
+	$(CC) $(CFLAGS) $(CFLAGS_$(1)) $(foreach c,$(1) $(USES_$(1)),-Ichapters/$(c)) -c $$< -o $$@
 $(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/solution
 	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
+	$(CC) $(CFLAGS) $(foreach c,$(1) $(USES_$(1)),-Ichapters/$(c)) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
 	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/exercise/%.o: exercises/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/exercise
 	$(NVCC_BIN) $(NVCCFLAGS) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@
-$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c))) $(COMMON_LIB)
-	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS)
-$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c))) $(COMMON_LIB)
-	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS)
+$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c)) $(call driver_objects,$(c))) $(COMMON_LIB)
+	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $(LIBS_$(1))
+$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c)) $(call driver_objects,$(c))) $(COMMON_LIB)
+	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $(LIBS_$(1))
 $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise $(BUILD)/$(1)/driver:
 	mkdir -p $$@
 all: $(BUILD)/ch$(1) $(BUILD)/ch$(1)_exercise
@@ -115,22 +126,28 @@ $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
 $(BUILD)/common $(BUILD)/tests $(BUILD)/out:
 	mkdir -p $@
 
-$(BUILD)/CTestTestfile.cmake: tests/ctest_list.sh tests/chapter_1d.sh tests/chapter_2d.sh Makefile | $(BUILD)/tests $(BUILD)/out
+$(BUILD)/CTestTestfile.cmake: tests/ctest_list.sh tests/chapter_1d.sh tests/chapter_2d.sh tests/chapter_06.sh Makefile | $(BUILD)/tests $(BUILD)/out
 	sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTERS)" > $@.tmp && mv $@.tmp $@
 
 # ---- running ----------------------------------------------------------------------------------
 # The main job. 1D: chapters 04, 03, 02 and 01 (and the register-tiled kernel) timed on the same
 # 2^26 floats, mask widths 5 and 31. 2D: the default photo blurred, sharpened and edge-detected
-# into build/out/, then chapter 05 against the naive kernel on 8192 x 8192 with masks 3, 5, 7.
+# into build/out/, chapter 05 against the naive kernel on 8192 x 8192 with masks 3, 5, 7; then
+# chapter 06: the autotuner on this GPU (saves build/ch06_tuned.csv), the tuned kernels against
+# chapter 05, NPP and cuFFT for masks 3, 5, 7, and the larger masks where cuFFT catches up.
 # Exit 77 means "no usable GPU": say so instead of failing.
 PHOTO := data/images/coffee.png
 CH05 := $(BUILD)/ch05_tiled_2d
+CH06 := $(BUILD)/ch06_register_prefetch
 RUN_STEPS := \
   "$(BUILD)/ch04_cached_tiling --bench --mask-width 5,31" \
   "$(CH05) --input $(PHOTO) --mask gaussian --mask-width 9 --output $(BUILD)/out/coffee_blur.png" \
   "$(CH05) --input $(PHOTO) --mask sharpen --mask-width 3 --output $(BUILD)/out/coffee_sharpen.png" \
   "$(CH05) --input $(PHOTO) --mask laplacian --mask-width 3 --output $(BUILD)/out/coffee_edges.png" \
-  "$(CH05) --bench --mask-width 3,5,7"
+  "$(CH05) --bench --mask-width 3,5,7" \
+  "$(CH06) --tune --mask-width 2:7,9,11,13,15,21,25,31" \
+  "$(CH06) --bench --mask-width 3,5,7" \
+  "$(CH06) --mask-width 9,15,21,31"
 run: all | $(BUILD)/out
 	@for step in $(RUN_STEPS); do \
 	  echo "make run: $$step"; $$step; rc=$$?; \
@@ -158,4 +175,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@sed -n '3,12s/^# \{0,1\}//p' Makefile

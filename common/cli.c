@@ -117,7 +117,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                             arg);
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
         if (eq) inline_value = eq + 1;
-        static const char *const flags[] = {"--check", "--bench", "--json", "--help", "-h"};
+        static const char *const flags[] = {"--check", "--bench", "--json",
+                                            "--tune",  "--help",  "-h"};
         static const char *const valued[] = {"--size",      "--mask-width", "--mask",
                                              "--mask-file", "--input",      "--output",
                                              "--block",     "--reps",       "--seed"};
@@ -142,6 +143,9 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
             bench = 1;
         } else if (!strcmp(name, "--json")) {
             opt->json = 1;
+        } else if (!strcmp(name, "--tune")) {
+            if (!spec->allows_tune) return wb_error(err, "--tune: this chapter has no autotuner");
+            opt->tune = 1;
         } else if (!strcmp(name, "--size")) {
             if (parse_size_list(name, value, spec->dims, max_length, IMAGE_MAX_DIM, 0, opt->sizes,
                                 &opt->size_count, err))
@@ -253,6 +257,10 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "  --check            verify against the CPU reference only; exit 0 or 1\n");
     fprintf(out, "  --bench            verify, then time against the copy bound and the CPU\n");
     fprintf(out, "  --json             print results as JSON lines on stdout\n");
+    if (spec->allows_tune)
+        fprintf(out,
+                "  --tune             verify and time every compiled variant, save the fastest "
+                "per mask size\n");
     fprintf(out, "  --help             this text\n\n");
     fprintf(out, "exit codes: 0 pass, 1 verification failed, 2 bad usage or input, "
                  "77 no usable CUDA device\n");

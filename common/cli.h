@@ -46,6 +46,7 @@ struct cli_spec {
     int default_block, min_block, max_block;
     int block_power_of_two;    /* --block must be a power of two */
     int block_covers_halo;     /* --block must be >= mask width / 2 (checked with the masks) */
+    int allows_tune;           /* the chapter has an autotuner: accept --tune */
     const char *input_formats; /* "a 1-D float32 .npy" for --help and errors */
 };
 
@@ -65,6 +66,7 @@ struct cli_options {
     int seed_given;
     enum cli_mode mode;
     int json;
+    int tune; /* --tune: sweep the compiled variants, verify and time each, save the winners */
 };
 
 /* Parses argv against spec. Returns 0 to run, 1 if --help was printed (exit 0), -1 with a

@@ -13,7 +13,9 @@
  *   5. run mode and --bench: time each variant and the device-to-device copy of the same bytes;
  *      --bench adds the OpenMP CPU reference
  * Alpha is never convolved: it is copied from the input. The first variant is the chapter's
- * own kernel; the last is the baseline that the "vs naive" column divides by.
+ * own kernel; the last is the baseline that the "vs naive" column divides by. A variant that
+ * refuses a mask is skipped for it with its reason; FFT-based variants are held to
+ * verify_fft_rule instead of the per-output tolerance.
  */
 #ifndef CONV2D_HARNESS_H
 #define CONV2D_HARNESS_H
@@ -34,11 +36,19 @@ typedef void (*conv2d_launch_fn)(const float *d_in, float *d_out, size_t pitch, 
 /* Places the mask (mask_w x mask_h, row-major) where the kernel reads it. */
 typedef void (*conv2d_set_mask_fn)(const float *h_mask, int mask_w, int mask_h);
 
+/* NULL when the kernel handles a mask_w x mask_h mask; else why not ("built for 3x3 only"). */
+typedef const char *(*conv2d_refuses_fn)(int mask_w, int mask_h);
+
+/* FFT-based results: the number of points the transform of a width x height image uses. */
+typedef size_t (*conv2d_fft_points_fn)(int width, int height, int mask_w, int mask_h);
+
 struct conv2d_variant {
     const char *label;
     conv2d_set_mask_fn set_mask;
     conv2d_launch_fn launch;
     int needs_block_covers_mask; /* launch refuses block < mask side: skip it then */
+    conv2d_refuses_fn refuses;   /* optional: masks it cannot run (skipped, with the reason) */
+    conv2d_fft_points_fn fft_points; /* optional: verify with verify_fft_rule, not per output */
 };
 
 /* The 2D chapters' common spec: 8192x8192 random image by default, mask 5x5, masks up to

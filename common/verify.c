@@ -30,32 +30,40 @@ static void print_position(FILE *log, size_t index, struct verify_shape shape) {
 int verify_outputs(const float *got, const float *ref, const float *magnitude,
                    struct verify_shape shape, int terms, int max_listed, FILE *log,
                    struct verify_summary *summary) {
-    size_t count = shape.width * shape.height * (size_t)shape.channels;
+    size_t count = shape.width * shape.height * (size_t)shape.channels, mismatches = 0;
     struct verify_summary s = {count, 0, 0.0, 0.0, 0.0};
-    double diff_sq = 0.0, ref_sq = 0.0;
+    double diff_sq = 0.0, ref_sq = 0.0, max_abs = 0.0, worst = 0.0;
     int saw_nan = 0;
+    /* One parallel pass for the statistics (images of 2^28 outputs), then, only if something
+     * failed, a sequential pass that lists the first mismatches in order. */
+#pragma omp parallel for reduction(+ : diff_sq, ref_sq, mismatches) \
+    reduction(max : max_abs, worst) reduction(| : saw_nan)
     for (size_t i = 0; i < count; ++i) {
         double diff = fabs((double)got[i] - (double)ref[i]);
         double fraction = diff / verify_tolerance(magnitude[i], terms);
         saw_nan |= isnan(diff);
         diff_sq += diff * diff;
         ref_sq += (double)ref[i] * ref[i];
-        s.max_abs_error = fmax(s.max_abs_error, diff); /* fmax ignores NaN; saw_nan keeps it */
-        s.worst_fraction = fmax(s.worst_fraction, fraction);
+        if (diff > max_abs) max_abs = diff; /* NaN compares false; saw_nan keeps it */
+        if (fraction > worst) worst = fraction;
+        mismatches += !output_ok(got[i], ref[i], magnitude[i], terms);
+    }
+    for (size_t i = 0; log && mismatches && i < count && (long)s.mismatches < max_listed; ++i) {
         if (output_ok(got[i], ref[i], magnitude[i], terms)) continue;
-        if (log && (long)s.mismatches < max_listed) {
-            fprintf(log, "  mismatch at ");
-            print_position(log, i, shape);
-            /* The poison is all-ones bytes, a NaN with its sign bit set: print it as plain nan. */
-            fprintf(log, ": expected %.9g, got %.9g%s\n", ref[i], isnan(got[i]) ? NAN : got[i],
-                    isnan(got[i]) ? " (never written?)" : "");
-        }
+        fprintf(log, "  mismatch at ");
+        print_position(log, i, shape);
+        /* The poison is all-ones bytes, a NaN with its sign bit set: print it as plain nan. */
+        fprintf(log, ": expected %.9g, got %.9g%s\n", ref[i], isnan(got[i]) ? NAN : got[i],
+                isnan(got[i]) ? " (never written?)" : "");
         ++s.mismatches;
     }
+    s.mismatches = mismatches;
+    s.max_abs_error = max_abs;
+    s.worst_fraction = worst;
     s.rel_l2_error = ref_sq > 0.0 ? sqrt(diff_sq / ref_sq) : sqrt(diff_sq);
     if (saw_nan) s.max_abs_error = s.worst_fraction = NAN;
     *summary = s;
-    return s.mismatches ? 1 : 0;
+    return mismatches ? 1 : 0;
 }
 
 void verify_print_summary(FILE *out, const char *label, const struct verify_summary *s) {
@@ -90,4 +98,11 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
     int status = image_save_png(path, &map, err);
     image_free(&map);
     return status;
+}
+
+int verify_fft_rule(const float *magnitude, size_t count, size_t points, float *uniform) {
+    float largest = 0.0f;
+    for (size_t i = 0; i < count; ++i) largest = fmaxf(largest, magnitude[i]);
+    for (size_t i = 0; i < count; ++i) uniform[i] = largest;
+    return (int)ceil(4.0 * log2((double)(points > 2 ? points : 2)));
 }

@@ -62,6 +62,14 @@ void verify_print_summary(FILE *out, const char *label, const struct verify_summ
 int verify_error_map_png(const char *path, const float *got, const float *ref,
                          const float *magnitude, struct verify_shape shape, int terms, char *err);
 
+/* The rule for results computed through FFTs (chapter 06's cuFFT baseline). A transform of
+ * `points` values spreads its rounding over every output, so the error is about
+ * FLT_EPSILON * log2(points) times the largest output magnitude, wherever the output is. This
+ * fills `uniform` (count floats) with the largest magnitude and returns the number of terms to
+ * use with it in verify_outputs: 4 * log2(points), rounded up. A wrong tap, a shifted window or
+ * an unwritten output still errs by far more. */
+int verify_fft_rule(const float *magnitude, size_t count, size_t points, float *uniform);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,12 @@
 # multiple of any tile; pitched rows are wider than the image (1000 floats = 4000 bytes are
 # padded to a 4096-byte pitch); every square mask up to the maximum, odd and even, plus
 # non-square ones; PNGs of 1 to 4 channels; random data and masks drawn fresh each run.
-max_side=15
+# Chapter 05's tiled kernel takes masks up to 15x15; chapter 06's program goes to 31x31 (its
+# exercise kernel is built for 3x3 only, so its guard runs a 3x3 mask).
+case $nn in
+06) max_side=31 guard_mask=3 sanitize_block=32 ;;
+*) max_side=15 guard_mask=5 sanitize_block=16 ;;
+esac
 usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
 usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5
 usage_error "ch${nn}_size_too_wide" "out of range" "$solution" --size 70000x1
@@ -58,8 +63,9 @@ battery() {
     add "ch${nn}_${kind}_photo" "$labels" "$binary" --check --input "$root/data/images/coffee.png" \
         --mask-width "1:$max_side"
     for tool in memcheck racecheck; do
-        add "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" $tool "$binary" --check \
-            --size 100x37 --mask-width "1,2,5,4x6,$max_side" --block 16
+        # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
+        add "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check \
+            --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block $sanitize_block
     done
 }
 battery solution "$solution"
@@ -80,7 +86,7 @@ add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "vs nai
 add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
     "$solution" --check --json --size 100x100 --mask-width 3
 add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "error map" -- \
-    "$exercise" --check --size 100x37 --mask-width 5
+    "$exercise" --check --size 100x37 --mask-width $guard_mask
 add "ch${nn}_solution_alpha_passthrough" "gpu;ch$nn;solution" "$root/tests/alpha_passthrough.sh" \
     "$solution" "$b/imginfo" "$fixtures/rgba8_17x3.png" "$b/out/ch${nn}_rgba_alpha.png"
 # cudaMallocPitch pads a row of 1000 floats (4000 bytes) to a wider pitch on every current GPU.

@@ -54,6 +54,7 @@ for chapter in $chapters; do
     add "ch${nn}_help" "cpu;ch$nn" "$expect" 0 "usage:" -- "$solution" --help
     case $chapter in
     01_basic_1d | 02_* | 03_* | 04_*) . "$root/tests/chapter_1d.sh" ;;
-    05_* | 06_*) . "$root/tests/chapter_2d.sh" ;;
+    05_*) . "$root/tests/chapter_2d.sh" ;;
+    06_*) . "$root/tests/chapter_2d.sh" && . "$root/tests/chapter_06.sh" ;;
     esac
 done

@@ -1,0 +1,106 @@
+/* main.c: chapter 06's driver, register-prefetch 2D convolution with an autotuner
+ * (Iandola et al.), measured against NPP and cuFFT.
+ *
+ *   run      build/ch06_register_prefetch                  8192 x 8192, random 3x3 mask
+ *   yours    build/ch06_register_prefetch_exercise --check (or: make check CH=06)
+ *   tune     build/ch06_register_prefetch --tune --mask-width 2:7    (saves build/ch06_tuned.csv)
+ *   verify   build/ch06_register_prefetch --tune --check --size 1000x777,8191x4097 --mask-width 2:7
+ *   compare  build/ch06_register_prefetch --mask-width 3,5,7,9,15,21,31   (where FFT wins)
+ *   bench    build/ch06_register_prefetch --bench --mask-width 3,5,7
+ *
+ * Kernels, in the order they run: the exercise kernel (3x3 masks only), "ch06 tuned" (the
+ * variant --tune saved for this GPU and mask size, or an untuned default; chapter 05's naive
+ * kernel for sizes no variant covers), NPP (where the toolkit has it), cuFFT, chapter 05's tiled
+ * kernel (masks up to 15) and the naive kernel (the "vs naive" baseline). WB_TUNED_FILE names
+ * another file for the tuning results than build/ch06_tuned.csv.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baselines.h"
+#include "conv2d_harness.h"
+#include "conv2d_naive.h"
+#include "conv2d_prefetch.h"
+#include "conv2d_tiled.h"
+#include "harness.h"
+#include "tuner.h"
+
+/* The tuning results: $WB_TUNED_FILE, else ch06_tuned.csv beside the program. */
+static void tuned_file(const char *argv0, char *path, size_t size) {
+    const char *given = getenv("WB_TUNED_FILE");
+    const char *slash = strrchr(argv0, '/');
+    if (given && *given)
+        snprintf(path, size, "%s", given);
+    else
+        snprintf(path, size, "%.*sch06_tuned.csv", slash ? (int)(slash - argv0 + 1) : 0, argv0);
+}
+
+static const char *tiled_refuses(int mask_w, int mask_h) {
+    return mask_w > CONV2D_MAX_MASK_SIDE || mask_h > CONV2D_MAX_MASK_SIDE
+               ? "chapter 05's kernel takes masks up to 15x15"
+               : NULL;
+}
+
+static const struct conv2d_variant tiled = {.label = "ch05 tiled",
+                                            .set_mask = conv2d_tiled_set_mask,
+                                            .launch = conv2d_tiled_launch,
+                                            .needs_block_covers_mask = 1,
+                                            .refuses = tiled_refuses};
+#ifdef WB_HAVE_NPP
+static const struct conv2d_variant npp = {.label = "NPP filter",
+                                          .set_mask = npp_filter_set_mask,
+                                          .launch = npp_filter_launch,
+                                          .refuses = npp_filter_refuses};
+#endif
+static const struct conv2d_variant fft = {.label = "cuFFT",
+                                          .set_mask = fft_conv_set_mask,
+                                          .launch = fft_conv_launch,
+                                          .fft_points = fft_conv_points};
+
+static int tune(const struct cli_options *opt, const char *path) {
+    struct conv2d_variant baselines[3];
+    int count = 0;
+    baselines[count++] = tiled;
+#ifdef WB_HAVE_NPP
+    baselines[count++] = npp;
+#endif
+    baselines[count++] = fft;
+    return tuner_run(opt, opt->mode == CLI_MODE_CHECK ? NULL : path, baselines, count);
+}
+
+int main(int argc, char **argv) {
+    struct cli_spec spec = conv2d_standard_spec(
+        "ch06_register_prefetch",
+        "register-prefetch 2D convolution, compile-time masks, autotuned (Iandola et al.)",
+        CONV2D_NAIVE_MAX_MASK_SIDE);
+    spec.default_mask.width = spec.default_mask.height = PREFETCH_EXERCISE_MASK;
+    spec.allows_tune = 1;
+    char path[1024];
+    tuned_file(argv[0], path, sizeof path);
+    struct cli_options opt;
+    if (harness_start(argc, argv, &spec, &opt) == 1) return WB_EXIT_PASS;
+    if (opt.tune) return tune(&opt, path);
+
+    struct conv2d_variant kernels[6];
+    int count = 0;
+    kernels[count++] = (struct conv2d_variant){.label = "ch06 prefetch 3x3",
+                                               .set_mask = conv2d_prefetch_set_mask,
+                                               .launch = conv2d_prefetch_launch,
+                                               .refuses = conv2d_prefetch_refuses};
+    kernels[count++] = (struct conv2d_variant){
+        .label = "ch06 tuned", .set_mask = tuned_set_mask, .launch = tuned_launch};
+#ifdef WB_HAVE_NPP
+    kernels[count++] = npp;
+#endif
+    kernels[count++] = fft;
+    kernels[count++] = tiled;
+    kernels[count++] = (struct conv2d_variant){
+        .label = "naive global", .set_mask = conv2d_naive_set_mask, .launch = conv2d_naive_launch};
+    FILE *report = opt.json ? stderr : stdout;
+    tuned_configure(path, report);
+#ifndef WB_HAVE_NPP
+    fprintf(report, "NPP baseline not built: this CUDA Toolkit has no npp.h\n");
+#endif
+    return conv2d_chapter_main(argc, argv, &spec, kernels, count);
+}

@@ -1,0 +1,45 @@
+/* tuner.h: chapter 06's autotuner and the dispatch that uses its choices.
+ *
+ *   tuner_run       --tune: for each mask size, verify every compiled variant against the CPU
+ *                   reference, time the ones that pass (unless --check), print progress and a
+ *                   table, and save the fastest per mask size for this GPU
+ *   tuned_load      read the saved choices for this GPU (if any)
+ *   tuned_configure where the "ch06 tuned" kernel finds its choices: it loads them for the
+ *                   current GPU at its first set_mask (after the harness has probed the GPU) and
+ *                   reports what it loaded on `report`
+ *   tuned_set_mask / tuned_launch
+ *                   the "ch06 tuned" kernel: the saved (or default) variant for the mask size,
+ *                   or the naive kernel for sizes no variant covers
+ */
+#ifndef TUNER_H
+#define TUNER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "conv2d_harness.h"
+#include "cuda_check.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Validates the options (exit 2), probes the GPU (exit 77 without one), then sweeps. The
+ * baselines (at most 4) are verified and timed beside the variants on the same image and mask,
+ * each a column of the table. save_path NULL: save nothing. */
+int tuner_run(const struct cli_options *opt, const char *save_path,
+              const struct conv2d_variant *baselines, int baseline_count);
+/* Returns the number of choices read (0 when the file is missing or is for another GPU). */
+int tuned_load(const char *path, const char *gpu_name);
+void tuned_configure(const char *path, FILE *report);
+void tuned_set_mask(const float *h_mask, int mask_w, int mask_h);
+void tuned_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                  int mask_w, int mask_h, int block);
+/* "shared 4x2 (tuned)", "shared 4x2 (default)" or "naive fallback", for reports. */
+const char *tuned_choice(int mask_w, int mask_h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
