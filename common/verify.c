@@ -100,8 +100,9 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
     return status;
 }
 
-int verify_fft_rule(const float *magnitude, size_t count, size_t points, float *uniform) {
-    float largest = 0.0f;
+int verify_fft_rule(const float *magnitude, size_t count, size_t points, float floor,
+                    float *uniform) {
+    float largest = floor;
     for (size_t i = 0; i < count; ++i) largest = fmaxf(largest, magnitude[i]);
     for (size_t i = 0; i < count; ++i) uniform[i] = largest;
     return (int)ceil(4.0 * log2((double)(points > 2 ? points : 2)));

@@ -64,11 +64,14 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
 
 /* The rule for results computed through FFTs (chapter 06's cuFFT baseline). A transform of
  * `points` values spreads its rounding over every output, so the error is about
- * FLT_EPSILON * log2(points) times the largest output magnitude, wherever the output is. This
- * fills `uniform` (count floats) with the largest magnitude and returns the number of terms to
- * use with it in verify_outputs: 4 * log2(points), rounded up. A wrong tap, a shifted window or
- * an unwritten output still errs by far more. */
-int verify_fft_rule(const float *magnitude, size_t count, size_t points, float *uniform);
+ * FLT_EPSILON * log2(points) times the size of the signals transformed, wherever the output
+ * is. This fills `uniform` (count floats) with the largest output magnitude, or `floor` if that
+ * is larger (callers give sum |mask| * max |input|: on a tiny image every window is cut short,
+ * but the transform still carries the whole mask), and returns the number of terms to use with
+ * it in verify_outputs: 4 * log2(points), rounded up. A wrong tap, a shifted window or an
+ * unwritten output still errs by far more. */
+int verify_fft_rule(const float *magnitude, size_t count, size_t points, float floor,
+                    float *uniform);
 
 #ifdef __cplusplus
 }

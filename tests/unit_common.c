@@ -906,15 +906,17 @@ static void test_verify(void) {
     {
         const float mags[] = {0.0f, 2.0f, 0.5f};
         float uniform[3] = {-1, -1, -1};
-        CHECK(verify_fft_rule(mags, 3, 1024, uniform) == 40);
+        CHECK(verify_fft_rule(mags, 3, 1024, 0.0f, uniform) == 40);
         CHECK(uniform[0] == 2.0f && uniform[1] == 2.0f && uniform[2] == 2.0f);
-        CHECK(verify_fft_rule(mags, 3, 1000, uniform) == 40); /* 4 * 9.97 rounded up */
-        CHECK(verify_fft_rule(mags, 3, 1, uniform) == 4);
+        CHECK(verify_fft_rule(mags, 3, 1000, 0.0f, uniform) == 40); /* 4 * 9.97 rounded up */
+        CHECK(verify_fft_rule(mags, 3, 1, 0.0f, uniform) == 4);
         /* an empty-window output may now err by the global bound, and no more */
         const float zero_ref = 0.0f;
         float at_bound = (float)(40 * FLT_EPSILON * 2.0), past = nextafterf(at_bound, 1.0f);
         CHECK(verify_outputs(&at_bound, &zero_ref, uniform, one, 40, 0, NULL, &s) == 0);
         CHECK(verify_outputs(&past, &zero_ref, uniform, one, 40, 0, NULL, &s) == 1);
+        /* a floor above the largest magnitude wins */
+        CHECK(verify_fft_rule(mags, 3, 1024, 5.0f, uniform) == 40 && uniform[1] == 5.0f);
     }
 
     /* NaN in got never passes, counts as a mismatch and makes the error statistics NaN. */

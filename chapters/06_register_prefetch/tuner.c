@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tuner.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,7 @@ struct sweep {
     float *d_out;
     size_t pitch;
     int width, height, side;
+    float fft_floor; /* sum |mask| * max |input| (verify_fft_rule) */
     const struct prefetch_variant *variant;  /* a compiled variant, or */
     const struct conv2d_variant *baseline;   /* a baseline (block 32) */
 };
@@ -159,7 +161,7 @@ static int verify_one(struct sweep *s, const float *ref, const float *magnitude,
     if (s->baseline && s->baseline->fft_points) {
         terms = verify_fft_rule(magnitude, count,
                                 s->baseline->fft_points(s->width, s->height, s->side, s->side),
-                                uniform);
+                                s->fft_floor, uniform);
         magnitude = uniform;
     }
     return verify_outputs(got, ref, magnitude, shape, terms, 4, stdout, summary) == 0;
@@ -321,7 +323,9 @@ int tuner_run(const struct cli_options *opt, const char *save_path,
         struct images im = {ref, magnitude, host_malloc(plane * sizeof(float), "GPU result"),
                             host_malloc(plane * sizeof(float), "FFT error bounds")};
         fill_uniform(image, plane, opt->seed, 0.0f, 1.0f);
-        struct sweep sw = {NULL, NULL, 0, width, height, 0, NULL, NULL};
+        struct sweep sw = {NULL, NULL, 0, width, height, 0, 0.0f, NULL, NULL};
+        float largest_input = 0.0f;
+        for (size_t i = 0; i < plane; ++i) largest_input = fmaxf(largest_input, fabsf(image[i]));
         size_t pitch_out;
         sw.d_in = device_malloc_pitch(row_bytes, (size_t)height, &sw.pitch, "input image");
         sw.d_out = device_malloc_pitch(row_bytes, (size_t)height, &pitch_out, "output image");
@@ -339,6 +343,9 @@ int tuner_run(const struct cli_options *opt, const char *save_path,
             cpu_correlate_2d(image, width, height, mask.weights, mask.width, mask.height, ref,
                              magnitude, 1);
             sw.side = sides[k];
+            float mask_sum = 0.0f;
+            for (int t = 0; t < mask.width * mask.height; ++t) mask_sum += fabsf(mask.weights[t]);
+            sw.fft_floor = largest_input * mask_sum;
             failures += sweep_side(opt, &sw, &mask, &im, baselines, baseline_count, copy_gbps,
                                    &results[sides[k]]);
             mask_free(&mask);
