@@ -285,11 +285,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     job.mask_w = mask->width;
     job.mask_h = mask->height;
     job.block = opt->block;
-    float largest_input = 0.0f, mask_sum = 0.0f;
-    for (size_t i = 0; i < plane * planes; ++i)
-        largest_input = fmaxf(largest_input, fabsf(in->img.data[i]));
-    for (int k = 0; k < mask->width * mask->height; ++k) mask_sum += fabsf(mask->weights[k]);
-    job.fft_floor = largest_input * mask_sum;
+    job.fft_floor =
+        verify_fft_floor(in->img.data, plane * planes, mask->weights, mask->width * mask->height);
     size_t row_bytes = (size_t)width * sizeof(float);
     CUDA_CHECK(cudaMemcpy2D(job.in.data, job.in.pitch, in->img.data, row_bytes, row_bytes,
                             (size_t)height * planes, cudaMemcpyHostToDevice));

@@ -100,6 +100,13 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
     return status;
 }
 
+float verify_fft_floor(const float *input, size_t count, const float *mask, int taps) {
+    float largest = 0.0f, mask_sum = 0.0f;
+    for (size_t i = 0; i < count; ++i) largest = fmaxf(largest, fabsf(input[i]));
+    for (int k = 0; k < taps; ++k) mask_sum += fabsf(mask[k]);
+    return largest * mask_sum;
+}
+
 int verify_fft_rule(const float *magnitude, size_t count, size_t points, float floor,
                     float *uniform) {
     float largest = floor;

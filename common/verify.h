@@ -73,6 +73,9 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
 int verify_fft_rule(const float *magnitude, size_t count, size_t points, float floor,
                     float *uniform);
 
+/* The floor for verify_fft_rule: sum |mask| * max |input| over `count` inputs. */
+float verify_fft_floor(const float *input, size_t count, const float *mask, int taps);
+
 #ifdef __cplusplus
 }
 #endif

@@ -915,6 +915,8 @@ static void test_verify(void) {
         float at_bound = (float)(40 * FLT_EPSILON * 2.0), past = nextafterf(at_bound, 1.0f);
         CHECK(verify_outputs(&at_bound, &zero_ref, uniform, one, 40, 0, NULL, &s) == 0);
         CHECK(verify_outputs(&past, &zero_ref, uniform, one, 40, 0, NULL, &s) == 1);
+        const float input[] = {0.5f, -2.0f}, weights[] = {1.0f, -0.25f, 0.5f};
+        CHECK(verify_fft_floor(input, 2, weights, 3) == 3.5f);
         /* a floor above the largest magnitude wins */
         CHECK(verify_fft_rule(mags, 3, 1024, 5.0f, uniform) == 40 && uniform[1] == 5.0f);
     }

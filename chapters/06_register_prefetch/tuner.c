@@ -3,7 +3,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tuner.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,14 +24,14 @@ static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu;
 
 /* chosen[side] - 1 indexes prefetch_variants[]; 0: none saved for this side. */
 static int chosen[MAX_SIDE + 1];
-static char choice_text[MAX_SIDE + 1][64];
 
-/* Untuned choice: the shared-memory path with 4 x 4 outputs per thread (compiled for every
- * side that has variants). */
+/* Untuned choice, 4 x 4 outputs per thread (compiled for every side that has variants): the
+ * read-only-cache path up to 5x5, the shared-memory path above, as the H200's tuning chose. */
 static int default_variant(int side) {
+    enum prefetch_path path = side <= 5 ? PATH_GLOBAL_LDG : PATH_SHARED;
     for (int v = 0; v < prefetch_variant_count; ++v) {
         const struct prefetch_variant *p = &prefetch_variants[v];
-        if (p->mask_w == side && p->path == PATH_SHARED && p->out_x == 4 && p->out_y == 4)
+        if (p->mask_w == side && p->path == path && p->out_x == 4 && p->out_y == 4)
             return v;
     }
     return -1;
@@ -41,16 +40,6 @@ static int default_variant(int side) {
 static int variant_for(int mask_w, int mask_h) {
     if (mask_w != mask_h || !prefetch_has_variants(mask_w, mask_h)) return -1;
     return chosen[mask_w] ? chosen[mask_w] - 1 : default_variant(mask_w);
-}
-
-const char *tuned_choice(int mask_w, int mask_h) {
-    int v = variant_for(mask_w, mask_h);
-    if (v < 0) return "naive fallback";
-    const struct prefetch_variant *p = &prefetch_variants[v];
-    snprintf(choice_text[mask_w], sizeof choice_text[mask_w], "%s %dx%d (%s)",
-             prefetch_path_name(p->path), p->out_x, p->out_y,
-             chosen[mask_w] ? "tuned" : "default");
-    return choice_text[mask_w];
 }
 
 int tuned_load(const char *path, const char *gpu_name) {
@@ -324,8 +313,6 @@ int tuner_run(const struct cli_options *opt, const char *save_path,
                             host_malloc(plane * sizeof(float), "FFT error bounds")};
         fill_uniform(image, plane, opt->seed, 0.0f, 1.0f);
         struct sweep sw = {NULL, NULL, 0, width, height, 0, 0.0f, NULL, NULL};
-        float largest_input = 0.0f;
-        for (size_t i = 0; i < plane; ++i) largest_input = fmaxf(largest_input, fabsf(image[i]));
         size_t pitch_out;
         sw.d_in = device_malloc_pitch(row_bytes, (size_t)height, &sw.pitch, "input image");
         sw.d_out = device_malloc_pitch(row_bytes, (size_t)height, &pitch_out, "output image");
@@ -343,9 +330,7 @@ int tuner_run(const struct cli_options *opt, const char *save_path,
             cpu_correlate_2d(image, width, height, mask.weights, mask.width, mask.height, ref,
                              magnitude, 1);
             sw.side = sides[k];
-            float mask_sum = 0.0f;
-            for (int t = 0; t < mask.width * mask.height; ++t) mask_sum += fabsf(mask.weights[t]);
-            sw.fft_floor = largest_input * mask_sum;
+            sw.fft_floor = verify_fft_floor(image, plane, mask.weights, mask.width * mask.height);
             failures += sweep_side(opt, &sw, &mask, &im, baselines, baseline_count, copy_gbps,
                                    &results[sides[k]]);
             mask_free(&mask);

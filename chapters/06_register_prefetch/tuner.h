@@ -36,8 +36,6 @@ void tuned_configure(const char *path, FILE *report);
 void tuned_set_mask(const float *h_mask, int mask_w, int mask_h);
 void tuned_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                   int mask_w, int mask_h, int block);
-/* "shared 4x2 (tuned)", "shared 4x2 (default)" or "naive fallback", for reports. */
-const char *tuned_choice(int mask_w, int mask_h);
 
 #ifdef __cplusplus
 }
