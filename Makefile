@@ -1,29 +1,11 @@
-# Makefile: builds the CUDA convolution workbook into build/.
+# Makefile: builds the CUDA convolution workbook into build/. `make help` lists the targets.
 #
-#   make               everything: common/, each chapter twice (solution and exercise), tests
-#   make run           the main job: the 1D progression table (chapters 01-04), the photo
-#                      blurred/sharpened/edge-detected into build/out/, the 2D benches (chapter
-#                      05; chapter 06 tuned for this GPU, against NPP and cuFFT)
-#   make test          CPU tests, solution tests and the exercise guards (GPU tests skip, exit 77,
-#                      on a machine without a GPU)
-#   make check CH=01   your own exercise's tests for one chapter
-#   make clean         remove build/
-#   make help          this list
-#   SM=90              build for one GPU architecture (default: the GPU's own, else a list)
-#
-# Each chapter NN_name has chapters/NN_name/main.c (driver), solutions/NN_name/*.cu (reference
-# kernels) and exercises/NN_name/*.cu (the same files with TODO blocks). The test list lives in
-# tests/ctest_list.sh, which writes build/CTestTestfile.cmake.
-
-CHAPTERS := 01_basic_1d 02_constant_mask 03_tiled_halo 04_cached_tiling 05_tiled_2d 06_register_prefetch
-# Earlier chapters whose reference kernels a chapter's program runs beside its own.
-USES_02_constant_mask := 01_basic_1d
-USES_03_tiled_halo := 02_constant_mask 01_basic_1d
-USES_04_cached_tiling := 03_tiled_halo 02_constant_mask 01_basic_1d
-USES_06_register_prefetch := 05_tiled_2d
-# Libraries a chapter links (only that chapter): 06 measures itself against cuFFT and NPP.
-LIBS_06_register_prefetch = -lcufft $(if $(HAVE_NPP),-lnppif -lnppc)
-CFLAGS_06_register_prefetch = $(if $(HAVE_NPP),-DWB_HAVE_NPP)
+# Each chapter NN_name has chapters/NN_name/ (lesson README.md, driver main.c, kernel interfaces,
+# the chapter's own non-exercise kernels, and chapter.mk, its entry in the registry),
+# solutions/NN_name/*.cu (reference kernels) and exercises/NN_name/*.cu (the same files with TODO
+# blocks). A chapter is every chapters/NN_*/ folder; its chapter.mk is the one place that says
+# what it links and what `make run` runs (README.md, "Adding a chapter"). tests/ctest_list.sh
+# writes the test list, build/CTestTestfile.cmake, from the registry and the programs' --spec.
 BUILD := build
 
 # ---- tools: say exactly what is missing ---------------------------------------------------------
@@ -70,16 +52,44 @@ LDLIBS := -Xcompiler -fopenmp $(PNG_LIBS) -lm
 # those two warnings are silenced for exercise files alone.
 EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter
 
+# ---- the chapter registry ------------------------------------------------------------------
+# Every chapters/NN_*/ folder is a chapter and must have a chapter.mk, a solutions/ and an
+# exercises/ folder of the same name: anything less is an error here, not a silently smaller build.
+CHAPTER_DIRS := $(patsubst chapters/%/,%,$(sort $(dir $(wildcard chapters/[0-9][0-9]_*/))))
+CHAPTERS := $(patsubst chapters/%/chapter.mk,%,$(wildcard $(CHAPTER_DIRS:%=chapters/%/chapter.mk)))
+$(foreach c,$(filter-out $(CHAPTERS),$(CHAPTER_DIRS)),$(error chapters/$(c)/ has no chapter.mk: add its registry entry (README.md, "Adding a chapter")))
+$(foreach c,$(CHAPTERS),$(foreach d,solutions exercises,$(if $(wildcard $(d)/$(c)/*.cu),,$(error chapter $(c) has no kernel files in $(d)/$(c)/))))
+# Libraries a chapter may name in `libs`: link flags, the define its code tests, and whether this
+# toolkit has them. A missing optional library (only NPP can be) leaves its code out: the files
+# that need it test the define, and the program says what was left out when it runs.
+LIBRARIES := cufft npp
+LIB_FLAGS.cufft := -lcufft
+LIB_FOUND.cufft := yes
+LIB_FLAGS.npp := -lnppif -lnppc
+LIB_FOUND.npp := $(HAVE_NPP)
+LIB_DEFINE.npp := -DWB_HAVE_NPP
+define READ_REGISTRY
+uses :=
+libs :=
+include chapters/$(1)/chapter.mk
+$(1).uses := $$(uses)
+$(1).libs := $$(libs)
+$$(foreach u,$$(uses),$$(if $$(filter $$(u),$$(CHAPTERS)),,$$(error chapters/$(1)/chapter.mk: uses '$$(u)', which is no chapter)))
+$$(foreach l,$$(libs),$$(if $$(filter $$(l),$$(LIBRARIES)),,$$(error chapters/$(1)/chapter.mk: libs '$$(l)' is not one of: $$(LIBRARIES))))
+$(1).link := $$(foreach l,$$(libs),$$(if $$(LIB_FOUND.$$(l)),$$(LIB_FLAGS.$$(l))))
+$(1).defines := $$(foreach l,$$(libs),$$(if $$(LIB_FOUND.$$(l)),$$(LIB_DEFINE.$$(l))))
+endef
+$(foreach c,$(CHAPTERS),$(eval $(call READ_REGISTRY,$(c))))
+
 COMMON_SRC := $(filter-out common/imginfo.c,$(wildcard common/*.c))
 COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
-chapter_number = $(firstword $(subst _, ,$(1)))
 
 .PHONY: all run test check clean help
 .DEFAULT_GOAL := all
 
-all: $(COMMON_LIB) $(BUILD)/imginfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake
+all: $(COMMON_LIB) $(BUILD)/imginfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
 
 $(BUILD)/common/%.o: common/%.c $(wildcard common/*.h) | $(BUILD)/common
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -94,29 +104,30 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
 
 # One chapter: driver + kernel files, linked once with the solutions and once with the exercise;
-# both also link the reference kernels of the chapters in USES_<chapter>.
+# both also link the reference kernels of the chapters it uses.
 solution_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu))
 exercise_objects = $(patsubst exercises/$(1)/%.cu,$(BUILD)/$(1)/exercise/%.o,$(wildcard exercises/$(1)/*.cu))
-# Kernels that belong to a chapter's driver rather than to its exercise (chapters/NN/*.cu).
-driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(filter-out $(if $(HAVE_NPP),,chapters/$(1)/baseline_npp.cu),$(wildcard chapters/$(1)/*.cu))) \
+# Kernels and host code that belong to a chapter's driver rather than to its exercise.
+driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(wildcard chapters/$(1)/*.cu)) \
   $(patsubst chapters/$(1)/%.c,$(BUILD)/$(1)/driver/%.o,$(filter-out chapters/$(1)/main.c,$(wildcard chapters/$(1)/*.c)))
-chapter_headers = $(foreach c,$(1) $(USES_$(1)),$(wildcard chapters/$(c)/*.h))
+used_objects = $(foreach c,$($(1).uses),$(call solution_objects,$(c)) $(call driver_objects,$(c)))
+chapter_headers = $(foreach c,$(1) $($(1).uses),$(wildcard chapters/$(c)/*.h))
+chapter_includes = $(foreach c,$(1) $($(1).uses),-Ichapters/$(c))
 define CHAPTER_RULES
-ch$(call chapter_number,$(1))_DIR := $(1)
 $(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise
-	$(CC) $(CFLAGS) $(CFLAGS_$(1)) $(foreach c,$(1) $(USES_$(1)),-Ichapters/$(c)) -c $$< -o $$@
+	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/solution
-	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
-	$(CC) $(CFLAGS) $(foreach c,$(1) $(USES_$(1)),-Ichapters/$(c)) -c $$< -o $$@
+	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
-	$(NVCC_BIN) $(NVCCFLAGS) -Ichapters/$(1) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/$(1)/exercise/%.o: exercises/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/exercise
-	$(NVCC_BIN) $(NVCCFLAGS) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@
-$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c)) $(call driver_objects,$(c))) $(COMMON_LIB)
-	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $(LIBS_$(1))
-$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(foreach c,$(USES_$(1)),$(call solution_objects,$(c)) $(call driver_objects,$(c))) $(COMMON_LIB)
-	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $(LIBS_$(1))
+	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
+	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
+$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
+	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
 $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise $(BUILD)/$(1)/driver:
 	mkdir -p $$@
 all: $(BUILD)/ch$(1) $(BUILD)/ch$(1)_exercise
@@ -126,35 +137,30 @@ $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
 $(BUILD)/common $(BUILD)/tests $(BUILD)/out:
 	mkdir -p $@
 
-$(BUILD)/CTestTestfile.cmake: tests/ctest_list.sh tests/chapter_1d.sh tests/chapter_2d.sh tests/chapter_06.sh Makefile | $(BUILD)/tests $(BUILD)/out
+# The test list reads the registry and asks each program for its limits (--spec), so it is
+# remade whenever a program, a registry entry or a test script changes.
+CHAPTER_PROGRAMS := $(foreach c,$(CHAPTERS),$(BUILD)/ch$(c) $(BUILD)/ch$(c)_exercise)
+$(BUILD)/CTestTestfile.cmake: $(wildcard tests/*.sh) $(CHAPTERS:%=chapters/%/chapter.mk) $(CHAPTER_PROGRAMS) $(UNIT_TESTS) $(BUILD)/imginfo | $(BUILD)/tests $(BUILD)/out
 	sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTERS)" > $@.tmp && mv $@.tmp $@
 
 # ---- running ----------------------------------------------------------------------------------
-# The main job. 1D: chapters 04, 03, 02 and 01 (and the register-tiled kernel) timed on the same
-# 2^26 floats, mask widths 5 and 31. 2D: the default photo blurred, sharpened and edge-detected
-# into build/out/, chapter 05 against the naive kernel on 8192 x 8192 with masks 3, 5, 7; then
-# chapter 06: the autotuner on this GPU (saves build/ch06_tuned.csv), the tuned kernels against
-# chapter 05, NPP and cuFFT for masks 3, 5, 7, and the larger masks where cuFFT catches up.
-# Exit 77 means "no usable GPU": say so instead of failing.
-PHOTO := data/images/coffee.png
-CH05 := $(BUILD)/ch05_tiled_2d
-CH06 := $(BUILD)/ch06_register_prefetch
-RUN_STEPS := \
-  "$(BUILD)/ch04_cached_tiling --bench --mask-width 5,31" \
-  "$(CH05) --input $(PHOTO) --mask gaussian --mask-width 9 --output $(BUILD)/out/coffee_blur.png" \
-  "$(CH05) --input $(PHOTO) --mask sharpen --mask-width 3 --output $(BUILD)/out/coffee_sharpen.png" \
-  "$(CH05) --input $(PHOTO) --mask laplacian --mask-width 3 --output $(BUILD)/out/coffee_edges.png" \
-  "$(CH05) --bench --mask-width 3,5,7" \
-  "$(CH06) --tune --mask-width 2:7,9,11,13,15,21,25,31" \
-  "$(CH06) --bench --mask-width 3,5,7" \
-  "$(CH06) --mask-width 9,15,21,31"
-run: all | $(BUILD)/out
-	@for step in $(RUN_STEPS); do \
-	  echo "make run: $$step"; $$step; rc=$$?; \
+# make run: every chapter's `run` steps from its chapter.mk, in chapter order (today: the 1D
+# progression from chapter 04, the photo and the 2D bench from chapter 05, then chapter 06's
+# tuner, its bench against NPP and cuFFT, and the large masks). Exit 77 from a program means
+# "no usable GPU": make run says so and stops without failing.
+run: all | $(BUILD)/out ## the main job: every chapter's run steps (chapters/NN_*/chapter.mk)
+	@touch $(BUILD)/.run_started; \
+	for ch in $(CHAPTERS); do \
+	  sed -n 's/^run *= *//p' chapters/$$ch/chapter.mk | { \
+	    while read -r args; do \
+	      echo "make run: $(BUILD)/ch$$ch $$args"; $(BUILD)/ch$$ch $$args </dev/null || exit $$?; \
+	    done; }; \
+	  rc=$$?; \
 	  if [ $$rc -eq 77 ]; then echo "make run: no usable CUDA device here: the programs were built but not run"; exit 0; fi; \
 	  if [ $$rc -ne 0 ]; then exit $$rc; fi; \
 	done; \
-	echo "make run: the filtered photos are $(BUILD)/out/coffee_blur.png, coffee_sharpen.png and coffee_edges.png"
+	written=$$(find $(BUILD)/out -newer $(BUILD)/.run_started -type f | sort | tr '\n' ' '); \
+	echo "make run: done$${written:+; files written: $$written}"
 
 CTEST := $(shell command -v ctest 2>/dev/null)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -162,17 +168,20 @@ define NEED_CTEST
 @if [ -z "$(CTEST)" ]; then echo "ctest not found: install CMake, which provides it (Debian/Ubuntu: apt-get install cmake; or pip install cmake)"; exit 1; fi
 endef
 
-test: all
+test: all ## CPU tests, solution tests, exercise guards (GPU tests skip, exit 77, without a GPU)
 	$(NEED_CTEST)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --label-exclude '^exercise$$'
 
-check: all
+check: all ## CH=NN: your own exercise's tests for chapter NN
 	$(NEED_CTEST)
-	@if [ -z "$(CH)" ] || [ -z "$(ch$(CH)_DIR)" ]; then echo "make check needs CH=NN, one of: $(foreach c,$(CHAPTERS),$(call chapter_number,$(c)))"; exit 2; fi
+	@if [ -z "$(CH)" ] || [ -z "$(filter $(CH)_%,$(CHAPTERS))" ]; then echo "make check needs CH=NN, one of: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))"; exit 2; fi
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --label-regex '^exercise$$' --tests-regex '^ch$(CH)_'
 
-clean:
+clean: ## remove build/
 	rm -rf $(BUILD)
 
-help:
-	@sed -n '3,12s/^# \{0,1\}//p' Makefile
+# help reads the "## " notes on the target lines above, so it lists what the rules really are.
+help: ## this list
+	@awk -F ':.*## ' '/^[a-z]+:.*## / { printf "  make %-7s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
+	@echo "  make with SM=90 builds for one GPU architecture (default: the GPU's own, else a list)"
+	@echo "  chapters: $(CHAPTERS)"

@@ -117,8 +117,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                             arg);
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
         if (eq) inline_value = eq + 1;
-        static const char *const flags[] = {"--check", "--bench", "--json",
-                                            "--tune",  "--help",  "-h"};
+        static const char *const flags[] = {"--check", "--bench", "--json", "--tune",
+                                            "--spec",  "--help",  "-h"};
         static const char *const valued[] = {"--size",      "--mask-width", "--mask",
                                              "--mask-file", "--input",      "--output",
                                              "--block",     "--reps",       "--seed"};
@@ -136,6 +136,9 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         if (value && !*value) return wb_error(err, "%s needs a value, got an empty one", name);
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             cli_print_help(stdout, spec);
+            return 1;
+        } else if (!strcmp(name, "--spec")) {
+            cli_print_spec(stdout, spec);
             return 1;
         } else if (!strcmp(name, "--check")) {
             check = 1;
@@ -155,6 +158,7 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                                 spec->max_mask.height, 1, opt->mask_sizes, &opt->mask_size_count,
                                 err))
                 return -1;
+            opt->mask_width_given = 1;
         } else if (!strcmp(name, "--mask")) {
             char why[WB_ERR_LEN];
             if (mask_kind_parse(value, &opt->mask_kind, why))
@@ -239,17 +243,15 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
                 "ranges 2:7\n",
                 spec->max_mask.width, spec->max_mask.height, spec->default_mask.width,
                 spec->default_mask.height);
-    if (spec->dims == 2)
-        fprintf(out,
-                "  --block N          input tile edge: blocks of N x N threads, %d to %d%s, "
-                "at least the larger mask side (default %d)\n",
-                spec->min_block, spec->max_block,
-                spec->block_power_of_two ? ", a power of two" : "", spec->default_block);
-    else
-        fprintf(out, "  --block N          threads per block, %d to %d%s%s (default %d)\n",
-                spec->min_block, spec->max_block,
-                spec->block_power_of_two ? ", a power of two" : "",
-                spec->block_covers_halo ? ", at least mask width / 2" : "", spec->default_block);
+    static const char *const rule_text[] = {
+        [BLOCK_ANY] = "",
+        [BLOCK_COVERS_HALO] = ", at least mask width / 2",
+        [BLOCK_COVERS_MASK] = ", at least the larger mask side",
+    };
+    fprintf(out, "  --block N          %s, %d to %d%s%s (default %d)\n",
+            spec->dims == 2 ? "input tile edge: blocks of N x N threads" : "threads per block",
+            spec->min_block, spec->max_block, spec->block_power_of_two ? ", a power of two" : "",
+            rule_text[spec->block_rule], spec->default_block);
     fprintf(out, "  --reps N           timed repetitions, %d to %d (default 30)\n", CLI_MIN_REPS,
             CLI_MAX_REPS);
     fprintf(out,
@@ -261,9 +263,33 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "
                 "per mask size\n");
+    fprintf(out, "  --spec             print these limits as key=value lines, for scripts\n");
     fprintf(out, "  --help             this text\n\n");
     fprintf(out, "exit codes: 0 pass, 1 verification failed, 2 bad usage or input, "
                  "77 no usable CUDA device\n");
+}
+
+int block_rule_minimum(enum block_rule rule, int mask_w, int mask_h) {
+    switch (rule) {
+    case BLOCK_COVERS_HALO: return mask_w / 2 > 1 ? mask_w / 2 : 1;
+    case BLOCK_COVERS_MASK: return mask_w > mask_h ? mask_w : mask_h;
+    default: return 1;
+    }
+}
+
+void cli_print_spec(FILE *out, const struct cli_spec *spec) {
+    static const char *const rule_names[] = {
+        [BLOCK_ANY] = "any", [BLOCK_COVERS_HALO] = "covers_halo", [BLOCK_COVERS_MASK] = "covers_mask"};
+    fprintf(out, "program=%s\ndims=%d\n", spec->program, spec->dims);
+    fprintf(out, "mask_max=%ldx%ld\nmask_default=%ldx%ld\n", spec->max_mask.width,
+            spec->max_mask.height, spec->default_mask.width, spec->default_mask.height);
+    fprintf(out, "block_min=%d\nblock_max=%d\nblock_default=%d\nblock_rule=%s\n",
+            spec->min_block, spec->max_block, spec->default_block, rule_names[spec->block_rule]);
+    int needed = block_rule_minimum(spec->block_rule, (int)spec->max_mask.width,
+                                    (int)spec->max_mask.height);
+    fprintf(out, "block_min_at_mask_max=%d\n", needed > spec->min_block ? needed : spec->min_block);
+    fprintf(out, "tune=%d\ntune_masks=%s\n", spec->allows_tune,
+            spec->allows_tune && spec->tune_masks ? spec->tune_masks : "");
 }
 
 int cli_check_output_path(const char *input, const char *output, char *err) {

@@ -4,6 +4,8 @@
  *   struct cli_options   what the user asked for, after strict validation
  *   cli_parse            parse argv; bad values are refused with a one-line message
  *   cli_print_help       the --help text, built from the spec
+ *   cli_print_spec       --spec: the spec as key=value lines, for the test generator and graders
+ *   block_rule_minimum   the smallest --block a kernel with a given block rule takes for a mask
  *
  * Options (a value may follow as the next argument or after '='):
  *   --size LIST          1D: lengths (4097); 2D: WxH (1000x777); a comma list runs each
@@ -11,6 +13,7 @@
  *   --mask-file PATH     a mask from a text file (see masks.h)
  *   --mask-width LIST    1D: widths; 2D: W or WxH; lists (3,5,7) and ranges (1:63) allowed
  *   --input PATH  --output PATH  --block N  --reps N  --seed N  --check  --bench  --json  --help
+ *   --spec               print what the program accepts (limits, defaults) and exit 0
  * Nothing here touches the GPU: errors come out the same on machines with and without one.
  */
 #ifndef CLI_H
@@ -36,6 +39,16 @@ struct cli_size {
     long height; /* 1 for 1D */
 };
 
+/* What a kernel needs of --block, declared with each kernel (conv1d_variant, conv2d_variant). */
+enum block_rule {
+    BLOCK_ANY,         /* any --block, or the kernel ignores it */
+    BLOCK_COVERS_HALO, /* 1D tiles where each thread loads at most one halo cell: >= mask_w / 2 */
+    BLOCK_COVERS_MASK  /* 2D input tiles of block x block: >= both mask sides */
+};
+
+/* The smallest --block a kernel with this rule takes for a mask_w x mask_h mask. */
+int block_rule_minimum(enum block_rule rule, int mask_w, int mask_h);
+
 struct cli_spec {
     const char *program;          /* "ch01_basic_1d" */
     const char *summary;          /* one line for --help */
@@ -45,8 +58,10 @@ struct cli_spec {
     struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */
     int default_block, min_block, max_block;
     int block_power_of_two;    /* --block must be a power of two */
-    int block_covers_halo;     /* --block must be >= mask width / 2 (checked with the masks) */
+    enum block_rule block_rule; /* the chapter's own kernel's rule (the harness sets it from the
+                                   kernel's declaration; --help and --spec state it) */
     int allows_tune;           /* the chapter has an autotuner: accept --tune */
+    const char *tune_masks;    /* with allows_tune: the mask sizes it can tune, "2:7,9" */
     const char *input_formats; /* "a 1-D float32 .npy" for --help and errors */
 };
 
@@ -57,6 +72,7 @@ struct cli_options {
     int size_count; /* 0 when --input is given */
     struct cli_size mask_sizes[CLI_MAX_VALUES];
     int mask_size_count; /* 0 with --mask-file and no --mask-width: the file decides */
+    int mask_width_given; /* --mask-width was on the command line (else the default is set) */
     enum mask_kind mask_kind;
     const char *mask_file;      /* NULL unless --mask-file */
     const char *input, *output; /* NULL unless given */
@@ -69,12 +85,19 @@ struct cli_options {
     int tune; /* --tune: sweep the compiled variants, verify and time each, save the winners */
 };
 
-/* Parses argv against spec. Returns 0 to run, 1 if --help was printed (exit 0), -1 with a
- * message in err (exit WB_EXIT_USAGE). The seed defaults to a fresh one (rng_fresh_seed). */
+/* Parses argv against spec. Returns 0 to run, 1 if --help or --spec was printed (exit 0), -1
+ * with a message in err (exit WB_EXIT_USAGE). The seed defaults to a fresh one (rng_fresh_seed). */
 int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_options *opt,
               char *err);
 
 void cli_print_help(FILE *out, const struct cli_spec *spec);
+
+/* One key=value line per fact: program, dims, mask_max, mask_default (WxH), block_min,
+ * block_max, block_default, block_rule (any, covers_halo, covers_mask), block_min_at_mask_max
+ * (the smallest --block the chapter's kernel takes with the largest mask), tune (0 or 1),
+ * tune_masks (empty without an autotuner). Tests read limits from here instead of typing them
+ * again. */
+void cli_print_spec(FILE *out, const struct cli_spec *spec);
 
 /* 0 if `output` names a different file from `input` (or either is NULL), else -1 with a message:
  * no program of the workbook ever overwrites its input. */

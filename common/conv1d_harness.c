@@ -16,8 +16,7 @@
 #include "timing.h"
 #include "verify.h"
 
-enum { WARMUP_RUNS = 3, CPU_REPS_SINGLE = 3, CPU_REPS_OPENMP = 5, MISMATCHES_LISTED = 8 };
-static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu; /* "mask": its stream differs from data's */
+enum { CPU_REPS_SINGLE = 3, CPU_REPS_OPENMP = 5 };
 
 /* ---- inputs ------------------------------------------------------------------------------ */
 
@@ -45,48 +44,63 @@ static void load_signal(const char *path, struct signal *s) {
             wb_die(WB_EXIT_USAGE, "--input '%s' holds a non-finite value at index %zu", path, i);
 }
 
-/* The masks to run: one from --mask-file, or the named kind at every --mask-width. */
-static struct mask *make_masks(const struct cli_spec *spec, const struct cli_options *opt,
-                               int *count) {
-    char err[WB_ERR_LEN];
-    struct mask *masks = host_malloc(sizeof *masks * CLI_MAX_VALUES, "masks");
-    if (opt->mask_file) {
-        if (mask_load_file(opt->mask_file, &masks[0], err)) wb_die(WB_EXIT_USAGE, "%s", err);
-        if (masks[0].height != 1)
-            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d rows; a 1D chapter needs one row",
-                   opt->mask_file, masks[0].height);
-        if (masks[0].width > spec->max_mask.width)
-            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d values; this chapter allows at most %ld",
-                   opt->mask_file, masks[0].width, spec->max_mask.width);
-        if (opt->mask_size_count == 1 && opt->mask_sizes[0].width != masks[0].width)
-            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d values but --mask-width is %ld",
-                   opt->mask_file, masks[0].width, opt->mask_sizes[0].width);
-        *count = 1;
-        return masks;
-    }
-    for (int k = 0; k < opt->mask_size_count; ++k)
-        if (mask_make(opt->mask_kind, (int)opt->mask_sizes[k].width, 1,
-                      opt->seed + MASK_SEED_OFFSET + (uint64_t)k, &masks[k], err))
-            wb_die(WB_EXIT_USAGE, "%s", err);
-    *count = opt->mask_size_count;
-    return masks;
-}
-
 /* ---- one configuration ------------------------------------------------------------------- */
 
 struct device_buffers {
     float *in, *mask, *out;
 };
 
-struct launch_job {
-    const struct conv1d_variant *variant;
+/* The hooks' context: one signal and mask on the GPU, and the kernel being run. */
+struct run_1d {
+    const struct conv1d_variant *variants, *variant;
     struct device_buffers d;
-    int n, mask_width, block;
+    const struct mask *mask;
+    const float *ref, *magnitude;
+    float *got;
+    int n, block;
+    const char *output;
+    FILE *human;
 };
 
-static void launch_variant(void *context) {
-    struct launch_job *job = context;
-    job->variant->launch(job->d.in, job->d.mask, job->d.out, job->n, job->mask_width, job->block);
+static struct kernel_rules rules_1d(void *context, int v) {
+    const struct conv1d_variant *k = &((struct run_1d *)context)->variants[v];
+    struct kernel_rules rules = {k->label, k->block_rule, NULL};
+    return rules;
+}
+
+static void select_1d(void *context, int v) {
+    struct run_1d *run = context;
+    run->variant = &run->variants[v];
+}
+
+static void launch_1d(void *context) {
+    struct run_1d *run = context;
+    run->variant->launch(run->d.in, run->d.mask, run->d.out, run->n, run->mask->width, run->block);
+}
+
+/* Poison, launch once, copy back and verify. The output starts as all-ones bytes, a NaN, so an
+ * output the kernel never wrote cannot pass. */
+static struct variant_result check_1d(void *context) {
+    struct run_1d *run = context;
+    size_t bytes = (size_t)run->n * sizeof(float);
+    struct variant_result result;
+    memset(&result, 0, sizeof result);
+    CUDA_CHECK(cudaMemset(run->d.out, 0xff, bytes));
+    if (run->variant->set_mask) run->variant->set_mask(run->mask->weights, run->mask->width);
+    launch_1d(run);
+    CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
+    CUDA_CHECK(cudaMemcpy(run->got, run->d.out, bytes, cudaMemcpyDeviceToHost));
+    struct verify_shape shape = {(size_t)run->n, 1, 1};
+    result.passed = verify_outputs(run->got, run->ref, run->magnitude, shape, run->mask->width,
+                                   HARNESS_MISMATCHES_LISTED, run->human, &result.summary) == 0;
+    return result;
+}
+
+static void write_output_1d(void *context) {
+    struct run_1d *run = context;
+    char err[WB_ERR_LEN];
+    size_t shape[1] = {(size_t)run->n};
+    if (npy_save_f32(run->output, run->got, 1, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
 }
 
 struct cpu_job {
@@ -100,25 +114,6 @@ static void run_cpu_reference(void *context) {
     struct cpu_job *job = context;
     cpu_correlate_1d(job->signal->values, job->signal->length, job->mask->weights, job->mask->width,
                      job->out, NULL, job->parallel);
-}
-
-/* Poison, launch once, copy back and verify. The output starts as all-ones bytes, a NaN, so an
- * output the kernel never wrote cannot pass. */
-static struct variant_result check_variant(struct launch_job *job, const struct mask *mask,
-                                           const float *ref, const float *magnitude, float *got,
-                                           FILE *human) {
-    size_t bytes = (size_t)job->n * sizeof(float);
-    struct variant_result result;
-    memset(&result, 0, sizeof result);
-    CUDA_CHECK(cudaMemset(job->d.out, 0xff, bytes));
-    if (job->variant->set_mask) job->variant->set_mask(mask->weights, mask->width);
-    launch_variant(job);
-    CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
-    CUDA_CHECK(cudaMemcpy(got, job->d.out, bytes, cudaMemcpyDeviceToHost));
-    struct verify_shape shape = {(size_t)job->n, 1, 1};
-    result.passed = verify_outputs(got, ref, magnitude, shape, mask->width, MISMATCHES_LISTED,
-                                   human, &result.summary) == 0;
-    return result;
 }
 
 /* ---- reporting --------------------------------------------------------------------------- */
@@ -185,59 +180,40 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     cpu_correlate_1d(signal->values, n, mask->weights, mask->width, ref, magnitude, 1);
 
     /* The host side of every CUDA program: allocate, copy in, (launch), copy out, free. */
-    struct device_buffers d;
-    d.in = device_malloc(bytes, "input signal");
-    d.mask = device_malloc((size_t)mask->width * sizeof(float), "mask");
-    d.out = device_malloc(bytes, "output signal");
-    CUDA_CHECK(cudaMemcpy(d.in, signal->values, bytes, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(d.mask, mask->weights, (size_t)mask->width * sizeof(float),
+    struct run_1d run = {variants, NULL, {NULL, NULL, NULL}, mask, ref, magnitude, got, (int)n,
+                         opt->block, opt->output, human};
+    run.d.in = device_malloc(bytes, "input signal");
+    run.d.mask = device_malloc((size_t)mask->width * sizeof(float), "mask");
+    run.d.out = device_malloc(bytes, "output signal");
+    CUDA_CHECK(cudaMemcpy(run.d.in, signal->values, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(run.d.mask, mask->weights, (size_t)mask->width * sizeof(float),
                           cudaMemcpyHostToDevice));
 
     if (opt->mode != CLI_MODE_BENCH)
         fprintf(human, "n=%zu mask=%s block=%d\n", n, mask->name, opt->block);
-    struct variant_result results[8];
-    int failures = 0;
-    double copy_gbps = 0.0, cpu_single_ms = 0.0, cpu_openmp_ms = 0.0;
-    if (opt->mode != CLI_MODE_CHECK) copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
-    for (int v = 0; v < variant_count && v < 8; ++v) {
-        struct launch_job job = {&variants[v], d, (int)n, mask->width, opt->block};
-        if (v > 0 && variants[v].needs_block_covers_halo && opt->block < mask->width / 2) {
-            memset(&results[v], 0, sizeof results[v]);
-            results[v].skipped = 1;
-            fprintf(human, "  %-22s skipped: needs --block >= %d for this mask\n",
-                    variants[v].label, mask->width / 2);
-            continue;
-        }
-        results[v] = check_variant(&job, mask, ref, magnitude, got, human);
-        if (v == 0 && opt->output) {
-            char err[WB_ERR_LEN];
-            size_t shape[1] = {n};
-            if (npy_save_f32(opt->output, got, 1, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
-            fprintf(human, "  wrote the GPU result to %s\n", opt->output);
-        }
-        if (!results[v].passed) ++failures;
-        if (opt->mode != CLI_MODE_CHECK && results[v].passed) {
-            results[v].time = gpu_time(launch_variant, &job, WARMUP_RUNS, opt->reps);
-            results[v].gbps = effective_gbps(2.0 * bytes + mask->width * sizeof(float),
-                                             results[v].time.median_ms);
-        }
-        harness_print_variant(human, variants[v].label, &results[v], opt, copy_gbps);
-    }
+    struct configuration c = {opt, human, variant_count, mask->width, 1,
+                              2.0 * bytes + mask->width * sizeof(float), 0.0, &run, rules_1d,
+                              select_1d, check_1d, launch_1d, write_output_1d};
+    if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
+    struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");
+    int failures = harness_run_configuration(&c, results);
+    double cpu_single_ms = 0.0, cpu_openmp_ms = 0.0;
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job single = {signal, mask, ref, 0}, openmp = {signal, mask, ref, 1};
         cpu_single_ms = host_time(run_cpu_reference, &single, CPU_REPS_SINGLE).median_ms;
         cpu_openmp_ms = host_time(run_cpu_reference, &openmp, CPU_REPS_OPENMP).median_ms;
-        print_bench_rows(human, variants, variant_count, results, n, mask, opt->block, copy_gbps,
-                         cpu_single_ms, cpu_openmp_ms);
+        print_bench_rows(human, variants, variant_count, results, n, mask, opt->block,
+                         c.copy_gbps, cpu_single_ms, cpu_openmp_ms);
     }
     if (opt->json)
-        for (int v = 0; v < variant_count && v < 8; ++v)
+        for (int v = 0; v < variant_count; ++v)
             if (!results[v].skipped)
                 print_json(spec, opt, device->name, &variants[v], mask, (int)n, &results[v],
-                           copy_gbps, cpu_single_ms, cpu_openmp_ms);
-    CUDA_CHECK(cudaFree(d.in));
-    CUDA_CHECK(cudaFree(d.mask));
-    CUDA_CHECK(cudaFree(d.out));
+                           c.copy_gbps, cpu_single_ms, cpu_openmp_ms);
+    CUDA_CHECK(cudaFree(run.d.in));
+    CUDA_CHECK(cudaFree(run.d.mask));
+    CUDA_CHECK(cudaFree(run.d.out));
+    free(results);
     free(got);
     free(magnitude);
     free(ref);
@@ -264,29 +240,22 @@ struct cli_spec conv1d_standard_spec(const char *program, const char *summary) {
 
 int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                         const struct conv1d_variant *variants, int variant_count) {
+    if (variant_count < 1) wb_die(WB_EXIT_USAGE, "a chapter needs at least one kernel");
     struct cli_options opt;
-    if (harness_start(argc, argv, spec, &opt) == 1) return WB_EXIT_PASS; /* --help */
+    if (harness_start(argc, argv, spec, variants[0].block_rule, &opt) == 1) return WB_EXIT_PASS;
     if (opt.output && !cli_has_extension(opt.output, ".npy"))
         wb_die(WB_EXIT_USAGE, "--output '%s': the 1D chapters write .npy files", opt.output);
-    if (variant_count > 8) wb_die(WB_EXIT_USAGE, "at most 8 variants per chapter");
 
     /* Everything the user gave is read and validated before the GPU is touched. */
     struct signal given = {NULL, 0};
     if (opt.input) load_signal(opt.input, &given);
     int mask_count;
-    struct mask *masks = make_masks(spec, &opt, &mask_count);
-    for (int m = 0; spec->block_covers_halo && m < mask_count; ++m)
-        if (opt.block < masks[m].width / 2)
-            wb_die(WB_EXIT_USAGE,
-                   "--block %d is smaller than the %d-element left halo of a %d-wide mask: each "
-                   "thread loads at most one halo cell, so the block needs >= mask_width/2 threads",
-                   opt.block, masks[m].width / 2, masks[m].width);
+    struct mask *masks = harness_make_masks(spec, &opt, &mask_count);
+    struct kernel_rules own = {variants[0].label, variants[0].block_rule, NULL};
+    harness_require_block(&own, &opt, masks, mask_count);
 
     struct device_info device;
-    device_probe(&device);
-    FILE *human = opt.json ? stderr : stdout;
-    harness_print_device(human, &device, &opt);
-
+    FILE *human = harness_open_device(&opt, &device);
     int configurations = 0, failed = 0;
     for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
         struct signal signal = given;

@@ -2,14 +2,17 @@
  *
  * A chapter's driver describes its kernel(s) as conv1d_variant entries and hands them, with its
  * cli_spec, to conv1d_chapter_main(), which does the rest the same way for every chapter:
- *   1. parse and validate the command line, the input signal and the mask (exit 2 on bad input)
+ *   1. parse and validate the command line, the input signal and the mask (exit 2 on bad input,
+ *      also when --block breaks the first kernel's block rule)
  *   2. probe the GPU (exit 77 without one)
  *   3. for every --size and --mask-width: make the data, compute the CPU reference, copy the
  *      inputs to the GPU, poison the output with NaN, launch each variant, copy back, verify
  *   4. run mode and --bench: time each variant and the device-to-device copy of the same size;
  *      --bench adds the single-threaded and OpenMP CPU reference times
  * The first variant is the chapter's own kernel; further ones are earlier chapters' kernels shown
- * beside it (verified and timed the same way). Returns the process exit code.
+ * beside it (verified and timed the same way; one whose block rule this run breaks is skipped
+ * with the reason). The last is chapter 01's kernel, the "vs ch01" baseline. Returns the process
+ * exit code.
  */
 #ifndef CONV1D_HARNESS_H
 #define CONV1D_HARNESS_H
@@ -32,12 +35,11 @@ struct conv1d_variant {
     const char *label;           /* "ch01 basic" */
     conv1d_set_mask_fn set_mask; /* NULL when the kernel reads the mask from d_mask */
     conv1d_launch_fn launch;
-    int needs_block_covers_halo; /* launch refuses block_size < mask_width/2: skip it then */
+    enum block_rule block_rule;  /* BLOCK_COVERS_HALO: launch refuses block_size < width/2 */
 };
 
 /* The command-line spec all 1D chapters share: 2^26 floats by default, mask width 5 (at most
- * WB_MAX_MASK_WIDTH_1D), blocks of 1..1024 threads (256 by default), .npy input. A driver
- * adjusts what its chapter needs (e.g. block_covers_halo). */
+ * WB_MAX_MASK_WIDTH_1D), blocks of 1..1024 threads (256 by default), .npy input. */
 struct cli_spec conv1d_standard_spec(const char *program, const char *summary);
 
 int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,

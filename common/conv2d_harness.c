@@ -16,8 +16,7 @@
 #include "timing.h"
 #include "verify.h"
 
-enum { WARMUP_RUNS = 3, CPU_REPS = 3, MISMATCHES_LISTED = 8, MAX_VARIANTS = 8 };
-static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu;
+enum { CPU_REPS = 3 };
 
 struct cli_spec conv2d_standard_spec(const char *program, const char *summary, int max_side) {
     struct cli_spec spec = {
@@ -79,32 +78,6 @@ static void load_input(const char *path, struct input_image *in) {
             wb_die(WB_EXIT_USAGE, "--input '%s' holds a non-finite value", path);
 }
 
-static struct mask *make_masks(const struct cli_spec *spec, const struct cli_options *opt,
-                               int *count) {
-    char err[WB_ERR_LEN];
-    struct mask *masks = host_malloc(sizeof *masks * CLI_MAX_VALUES, "masks");
-    if (opt->mask_file) {
-        if (mask_load_file(opt->mask_file, &masks[0], err)) wb_die(WB_EXIT_USAGE, "%s", err);
-        if (masks[0].width > spec->max_mask.width || masks[0].height > spec->max_mask.height)
-            wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d; this chapter allows at most %ldx%ld",
-                   opt->mask_file, masks[0].width, masks[0].height, spec->max_mask.width,
-                   spec->max_mask.height);
-        if (opt->mask_size_count == 1 && (opt->mask_sizes[0].width != masks[0].width ||
-                                          opt->mask_sizes[0].height != masks[0].height))
-            wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d but --mask-width is %ldx%ld",
-                   opt->mask_file, masks[0].width, masks[0].height, opt->mask_sizes[0].width,
-                   opt->mask_sizes[0].height);
-        *count = 1;
-        return masks;
-    }
-    for (int k = 0; k < opt->mask_size_count; ++k)
-        if (mask_make(opt->mask_kind, (int)opt->mask_sizes[k].width, (int)opt->mask_sizes[k].height,
-                      opt->seed + MASK_SEED_OFFSET + (uint64_t)k, &masks[k], err))
-            wb_die(WB_EXIT_USAGE, "%s", err);
-    *count = opt->mask_size_count;
-    return masks;
-}
-
 /* ---- the pitched device image ------------------------------------------------------------- */
 
 /* `planes` planes of width x height floats stacked in one pitched allocation: plane p's row y
@@ -129,18 +102,37 @@ static float *device_plane(const struct device_image *d, int plane) {
 
 /* ---- one configuration ------------------------------------------------------------------- */
 
-struct launch_job {
-    const struct conv2d_variant *variant;
+/* The hooks' context: one image and mask on the GPU, and the kernel being run. */
+struct run_2d {
+    const struct conv2d_variant *variants, *variant;
     struct device_image in, out;
-    int planes, mask_w, mask_h, block;
+    int planes, block;
+    const struct mask *mask;
+    const float *ref, *magnitude;
+    float *got;
     float fft_floor; /* sum |mask| * max |input|: the FFT rule's least scale */
+    const struct input_image *image;
+    const char *output, *error_map;
+    FILE *human;
 };
 
+static struct kernel_rules rules_2d(void *context, int v) {
+    const struct conv2d_variant *k = &((struct run_2d *)context)->variants[v];
+    struct kernel_rules rules = {k->label, k->block_rule, k->refuses};
+    return rules;
+}
+
+static void select_2d(void *context, int v) {
+    struct run_2d *run = context;
+    run->variant = &run->variants[v];
+}
+
 static void launch_all_planes(void *context) {
-    struct launch_job *job = context;
-    for (int p = 0; p < job->planes; ++p)
-        job->variant->launch(device_plane(&job->in, p), device_plane(&job->out, p), job->in.pitch,
-                             job->in.width, job->in.height, job->mask_w, job->mask_h, job->block);
+    struct run_2d *run = context;
+    for (int p = 0; p < run->planes; ++p)
+        run->variant->launch(device_plane(&run->in, p), device_plane(&run->out, p), run->in.pitch,
+                             run->in.width, run->in.height, run->mask->width, run->mask->height,
+                             run->block);
 }
 
 struct cpu_job {
@@ -179,42 +171,50 @@ static void write_output(const char *path, const struct input_image *in, const f
     if (status) wb_die(WB_EXIT_USAGE, "%s", err);
 }
 
-static struct variant_result check_variant(struct launch_job *job, const struct mask *mask,
-                                           const float *ref, const float *magnitude, float *got,
-                                           const char *error_map_path, FILE *human) {
+/* Poison, launch once on every plane, copy back, verify; on a mismatch write the error map. */
+static struct variant_result check_2d(void *context) {
+    struct run_2d *run = context;
+    const struct mask *mask = run->mask;
     struct variant_result r;
     memset(&r, 0, sizeof r);
-    size_t row_bytes = (size_t)job->in.width * sizeof(float);
-    CUDA_CHECK(cudaMemset2D(job->out.data, job->out.pitch, 0xff, row_bytes,
-                            (size_t)job->out.height * job->planes));
-    if (job->variant->set_mask) job->variant->set_mask(mask->weights, mask->width, mask->height);
-    launch_all_planes(job);
+    size_t row_bytes = (size_t)run->in.width * sizeof(float);
+    CUDA_CHECK(cudaMemset2D(run->out.data, run->out.pitch, 0xff, row_bytes,
+                            (size_t)run->out.height * run->planes));
+    if (run->variant->set_mask) run->variant->set_mask(mask->weights, mask->width, mask->height);
+    launch_all_planes(run);
     CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
-    CUDA_CHECK(cudaMemcpy2D(got, row_bytes, job->out.data, job->out.pitch, row_bytes,
-                            (size_t)job->out.height * job->planes, cudaMemcpyDeviceToHost));
-    struct verify_shape shape = {(size_t)job->in.width, (size_t)job->in.height, job->planes};
+    CUDA_CHECK(cudaMemcpy2D(run->got, row_bytes, run->out.data, run->out.pitch, row_bytes,
+                            (size_t)run->out.height * run->planes, cudaMemcpyDeviceToHost));
+    struct verify_shape shape = {(size_t)run->in.width, (size_t)run->in.height, run->planes};
     int terms = mask->width * mask->height;
+    const float *magnitude = run->magnitude;
     float *uniform = NULL; /* FFT rule: the largest magnitude everywhere */
-    if (job->variant->fft_points) {
+    if (run->variant->fft_points) {
         size_t count = shape.width * shape.height * (size_t)shape.channels;
         uniform = host_malloc(count * sizeof(float), "FFT error bounds");
         terms = verify_fft_rule(magnitude, count,
-                                job->variant->fft_points(job->in.width, job->in.height,
+                                run->variant->fft_points(run->in.width, run->in.height,
                                                          mask->width, mask->height),
-                                job->fft_floor, uniform);
+                                run->fft_floor, uniform);
         magnitude = uniform;
     }
-    r.passed = verify_outputs(got, ref, magnitude, shape, terms, MISMATCHES_LISTED, human,
-                              &r.summary) == 0;
+    r.passed = verify_outputs(run->got, run->ref, magnitude, shape, terms,
+                              HARNESS_MISMATCHES_LISTED, run->human, &r.summary) == 0;
     if (!r.passed) {
         char err[WB_ERR_LEN];
-        if (verify_error_map_png(error_map_path, got, ref, magnitude, shape, terms, err) == 0)
-            fprintf(human, "  error map (mismatches in red): %s\n", error_map_path);
+        if (verify_error_map_png(run->error_map, run->got, run->ref, magnitude, shape, terms,
+                                 err) == 0)
+            fprintf(run->human, "  error map (mismatches in red): %s\n", run->error_map);
         else
-            fprintf(human, "  could not write the error map: %s\n", err);
+            fprintf(run->human, "  could not write the error map: %s\n", err);
     }
     free(uniform);
     return r;
+}
+
+static void write_output_2d(void *context) {
+    struct run_2d *run = context;
+    write_output(run->output, run->image, run->got);
 }
 
 /* ---- reporting --------------------------------------------------------------------------- */
@@ -268,7 +268,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                              const struct device_info *device,
                              const struct conv2d_variant *variants, int variant_count,
                              const struct input_image *in, const struct mask *mask,
-                             const char *program, FILE *human) {
+                             const struct conv2d_observer *observer, FILE *human) {
     int width = in->img.width, height = in->img.height, planes = in->convolved;
     size_t plane = (size_t)width * height, bytes = plane * planes * sizeof(float);
     float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
@@ -278,74 +278,49 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                          mask->height, ref + p * plane, magnitude + p * plane, 1);
 
     /* Pitched device images: rows padded to the driver's alignment, copied row by row. */
-    struct launch_job job;
-    job.in = device_image_alloc(width, height, planes, "input image");
-    job.out = device_image_alloc(width, height, planes, "output image");
-    job.planes = planes;
-    job.mask_w = mask->width;
-    job.mask_h = mask->height;
-    job.block = opt->block;
-    job.fft_floor =
-        verify_fft_floor(in->img.data, plane * planes, mask->weights, mask->width * mask->height);
+    char error_map[512];
+    snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", wb_program_name(),
+             width, height, mask->width, mask->height);
+    struct run_2d run = {variants, NULL, device_image_alloc(width, height, planes, "input image"),
+                         device_image_alloc(width, height, planes, "output image"), planes,
+                         opt->block, mask, ref, magnitude, got,
+                         verify_fft_floor(in->img.data, plane * planes, mask->weights,
+                                          mask->width * mask->height),
+                         in, opt->output, error_map, human};
     size_t row_bytes = (size_t)width * sizeof(float);
-    CUDA_CHECK(cudaMemcpy2D(job.in.data, job.in.pitch, in->img.data, row_bytes, row_bytes,
+    CUDA_CHECK(cudaMemcpy2D(run.in.data, run.in.pitch, in->img.data, row_bytes, row_bytes,
                             (size_t)height * planes, cudaMemcpyHostToDevice));
 
     if (opt->mode != CLI_MODE_BENCH)
         fprintf(human,
                 "image %dx%d, %d plane%s (pitch %zu bytes for rows of %zu), mask %s, "
                 "block %d\n",
-                width, height, planes, planes == 1 ? "" : "s", job.in.pitch, row_bytes, mask->name,
+                width, height, planes, planes == 1 ? "" : "s", run.in.pitch, row_bytes, mask->name,
                 opt->block);
-    char error_map[512];
-    snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", program, width, height,
-             mask->width, mask->height);
-    struct variant_result results[MAX_VARIANTS];
-    int failures = 0, wrote_output = 0;
-    double copy_gbps = 0.0, cpu_ms = 0.0;
-    if (opt->mode != CLI_MODE_CHECK) copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
-    for (int v = 0; v < variant_count; ++v) {
-        job.variant = &variants[v];
-        memset(&results[v], 0, sizeof results[v]);
-        if (v > 0 && variants[v].needs_block_covers_mask &&
-            (opt->block < mask->width || opt->block < mask->height)) {
-            results[v].skipped = 1;
-            fprintf(human, "  %-22s skipped: needs --block >= %d for this mask\n",
-                    variants[v].label, mask->width > mask->height ? mask->width : mask->height);
-            continue;
-        }
-        const char *reason = variants[v].refuses ? variants[v].refuses(mask->width, mask->height)
-                                                 : NULL;
-        if (reason) {
-            results[v].skipped = 1;
-            fprintf(human, "  %-22s skipped: %s\n", variants[v].label, reason);
-            continue;
-        }
-        results[v] = check_variant(&job, mask, ref, magnitude, got, error_map, human);
-        if (opt->output && !wrote_output++) { /* the first kernel that ran: the chapter's */
-            write_output(opt->output, in, got);
-            fprintf(human, "  wrote the GPU result to %s\n", opt->output);
-        }
-        if (!results[v].passed) ++failures;
-        if (opt->mode != CLI_MODE_CHECK && results[v].passed) {
-            results[v].time = gpu_time(launch_all_planes, &job, WARMUP_RUNS, opt->reps);
-            results[v].gbps = effective_gbps(2.0 * bytes, results[v].time.median_ms);
-        }
-        harness_print_variant(human, variants[v].label, &results[v], opt, copy_gbps);
-    }
+    struct configuration c = {opt, human, variant_count, mask->width, mask->height,
+                              2.0 * bytes, 0.0, &run, rules_2d, select_2d, check_2d,
+                              launch_all_planes, write_output_2d};
+    if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
+    struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");
+    int failures = harness_run_configuration(&c, results);
+    double cpu_ms = 0.0;
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job cpu = {&in->img, planes, mask, ref};
         cpu_ms = host_time(run_cpu_reference, &cpu, CPU_REPS).median_ms;
-        print_bench_rows(human, variants, variant_count, results, in, mask, opt->block, copy_gbps,
-                         cpu_ms);
+        print_bench_rows(human, variants, variant_count, results, in, mask, opt->block,
+                         c.copy_gbps, cpu_ms);
     }
     if (opt->json)
         for (int v = 0; v < variant_count; ++v)
             if (!results[v].skipped)
                 print_json(spec, opt, device->name, variants[v].label, in, mask, &results[v],
-                           copy_gbps, cpu_ms);
-    CUDA_CHECK(cudaFree(job.in.data));
-    CUDA_CHECK(cudaFree(job.out.data));
+                           c.copy_gbps, cpu_ms);
+    if (observer && observer->results)
+        observer->results(observer->context, width, height, mask, variants, variant_count,
+                          results, c.copy_gbps);
+    CUDA_CHECK(cudaFree(run.in.data));
+    CUDA_CHECK(cudaFree(run.out.data));
+    free(results);
     free(got);
     free(magnitude);
     free(ref);
@@ -354,53 +329,60 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
 
 /* ---- the program ------------------------------------------------------------------------- */
 
-int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
-                        const struct conv2d_variant *variants, int variant_count) {
-    struct cli_options opt;
-    if (harness_start(argc, argv, spec, &opt) == 1) return WB_EXIT_PASS; /* --help */
-    if (variant_count < 1 || variant_count > MAX_VARIANTS)
-        wb_die(WB_EXIT_USAGE, "1 to %d variants per chapter", MAX_VARIANTS);
-    if (opt.output && !cli_has_extension(opt.output, ".png") &&
-        !cli_has_extension(opt.output, ".npy"))
-        wb_die(WB_EXIT_USAGE, "--output '%s': write a .png or a .npy file", opt.output);
+int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
+               const struct conv2d_variant *variants, int variant_count,
+               const struct conv2d_observer *observer) {
+    int chooses = observer && observer->kernels_for;
+    if (!chooses && variant_count < 1) wb_die(WB_EXIT_USAGE, "a chapter needs at least one kernel");
+    if (opt->output && !cli_has_extension(opt->output, ".png") &&
+        !cli_has_extension(opt->output, ".npy"))
+        wb_die(WB_EXIT_USAGE, "--output '%s': write a .png or a .npy file", opt->output);
 
     /* Everything the user gave is read and validated before the GPU is touched. */
     struct input_image given;
     memset(&given, 0, sizeof given);
-    if (opt.input) load_input(opt.input, &given);
+    if (opt->input) load_input(opt->input, &given);
     int mask_count;
-    struct mask *masks = make_masks(spec, &opt, &mask_count);
-    for (int m = 0; m < mask_count; ++m)
-        if (opt.block < masks[m].width || opt.block < masks[m].height)
-            wb_die(WB_EXIT_USAGE,
-                   "--block %d is smaller than the %dx%d mask: the input tile (block x block "
-                   "threads) must hold at least one output's whole window",
-                   opt.block, masks[m].width, masks[m].height);
+    struct mask *masks = harness_make_masks(spec, opt, &mask_count);
+    if (!chooses) {
+        struct kernel_rules own = {variants[0].label, variants[0].block_rule, variants[0].refuses};
+        harness_require_block(&own, opt, masks, mask_count);
+    }
 
     struct device_info device;
-    device_probe(&device);
-    FILE *human = opt.json ? stderr : stdout;
-    harness_print_device(human, &device, &opt);
-
+    FILE *human = harness_open_device(opt, &device);
     int configurations = 0, failed = 0;
-    for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
+    for (int s = 0; s < (opt->input ? 1 : opt->size_count); ++s) {
         struct input_image image = given;
-        if (!opt.input) {
+        if (!opt->input) {
             char err[WB_ERR_LEN];
-            if (image_alloc(&image.img, (int)opt.sizes[s].width, (int)opt.sizes[s].height, 1, err))
+            if (image_alloc(&image.img, (int)opt->sizes[s].width, (int)opt->sizes[s].height, 1,
+                            err))
                 wb_die(WB_EXIT_USAGE, "%s", err);
-            fill_uniform(image.img.data, (size_t)image.img.width * image.img.height, opt.seed, 0.0f,
-                         1.0f);
+            fill_uniform(image.img.data, (size_t)image.img.width * image.img.height, opt->seed,
+                         0.0f, 1.0f);
             image.convolved = 1;
         }
-        for (int m = 0; m < mask_count; ++m, ++configurations)
-            failed += run_configuration(spec, &opt, &device, variants, variant_count, &image,
-                                        &masks[m], wb_program_name(), human) > 0;
-        if (!opt.input) image_free(&image.img);
+        for (int m = 0; m < mask_count; ++m, ++configurations) {
+            const struct conv2d_variant *list = variants;
+            int count = variant_count;
+            if (chooses) count = observer->kernels_for(observer->context, &masks[m], &list);
+            failed += run_configuration(spec, opt, &device, list, count, &image, &masks[m],
+                                        observer, human) > 0;
+        }
+        if (!opt->input) image_free(&image.img);
     }
     for (int m = 0; m < mask_count; ++m)
         mask_free(&masks[m]);
     free(masks);
     image_free(&given.img);
-    return harness_finish(human, failed, configurations, &opt);
+    return harness_finish(human, failed, configurations, opt);
+}
+
+int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
+                        const struct conv2d_variant *variants, int variant_count) {
+    if (variant_count < 1) wb_die(WB_EXIT_USAGE, "a chapter needs at least one kernel");
+    struct cli_options opt;
+    if (harness_start(argc, argv, spec, variants[0].block_rule, &opt) == 1) return WB_EXIT_PASS;
+    return conv2d_run(spec, &opt, variants, variant_count, NULL);
 }

@@ -3,7 +3,8 @@
  * Like conv1d_harness.h, for images: a chapter's driver describes its kernel(s) as
  * conv2d_variant entries and hands them, with its cli_spec, to conv2d_chapter_main():
  *   1. parse and validate the command line, the input image (PNG of any colour type, or a
- *      float32 .npy of shape (H, W) or (C, H, W)) and the masks (exit 2 on bad input)
+ *      float32 .npy of shape (H, W) or (C, H, W)) and the masks (exit 2 on bad input, also
+ *      when --block breaks the first kernel's block rule)
  *   2. probe the GPU (exit 77 without one)
  *   3. for every --size and --mask-width: make or load the image, compute the CPU reference per
  *      colour plane, copy the planes into a pitched device image (cudaMallocPitch +
@@ -13,9 +14,12 @@
  *   5. run mode and --bench: time each variant and the device-to-device copy of the same bytes;
  *      --bench adds the OpenMP CPU reference
  * Alpha is never convolved: it is copied from the input. The first variant is the chapter's
- * own kernel; the last is the baseline that the "vs naive" column divides by. A variant that
- * refuses a mask is skipped for it with its reason; FFT-based variants are held to
- * verify_fft_rule instead of the per-output tolerance.
+ * own kernel; the last is the baseline that the "vs naive" column divides by. A variant whose
+ * block rule the run breaks, or that refuses a mask, is skipped for it with the reason;
+ * FFT-based variants are held to verify_fft_rule instead of the per-output tolerance.
+ *
+ * A program with a sweep of its own (chapter 06's tuner) calls harness_start itself, then
+ * conv2d_run with an observer that picks the kernels for each mask and receives the results.
  */
 #ifndef CONV2D_HARNESS_H
 #define CONV2D_HARNESS_H
@@ -46,8 +50,8 @@ struct conv2d_variant {
     const char *label;
     conv2d_set_mask_fn set_mask;
     conv2d_launch_fn launch;
-    int needs_block_covers_mask; /* launch refuses block < mask side: skip it then */
-    conv2d_refuses_fn refuses;   /* optional: masks it cannot run (skipped, with the reason) */
+    enum block_rule block_rule;      /* BLOCK_COVERS_MASK: launch refuses block < a mask side */
+    conv2d_refuses_fn refuses;       /* optional: masks it cannot run (skipped, with the reason) */
     conv2d_fft_points_fn fft_points; /* optional: verify with verify_fft_rule, not per output */
 };
 
@@ -57,6 +61,27 @@ struct cli_spec conv2d_standard_spec(const char *program, const char *summary, i
 
 int conv2d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
                         const struct conv2d_variant *variants, int variant_count);
+
+struct mask;
+struct variant_result;
+
+/* Lets a sweep choose the kernels per mask and collect what they did. */
+struct conv2d_observer {
+    /* The kernels to run on this mask: sets *list, returns how many (at least 1). */
+    int (*kernels_for)(void *context, const struct mask *mask,
+                       const struct conv2d_variant **list);
+    /* After each image and mask: the kernels that ran there and their results. */
+    void (*results)(void *context, int width, int height, const struct mask *mask,
+                    const struct conv2d_variant *list, int count,
+                    const struct variant_result *results, double copy_gbps);
+    void *context;
+};
+
+/* Steps 1 (after parsing) to 5 on parsed options. With an observer its kernels_for replaces
+ * `variants` (pass NULL, 0) and no kernel's block rule is enforced up front. */
+int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
+               const struct conv2d_variant *variants, int variant_count,
+               const struct conv2d_observer *observer);
 
 #ifdef __cplusplus
 }

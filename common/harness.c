@@ -1,4 +1,6 @@
-/* harness.c: start-up, result lines and verdict shared by the chapter programs (see harness.h). */
+/* harness.c: what the 1D and 2D chapter programs share (see harness.h).
+ * Sections: start-up, masks and the block rule, one configuration through every kernel,
+ * results. */
 #include "harness.h"
 
 #include <math.h>
@@ -14,21 +16,134 @@ void *host_malloc(size_t bytes, const char *what) {
     return p;
 }
 
-int harness_start(int argc, char **argv, const struct cli_spec *spec, struct cli_options *opt) {
+int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block_rule own_rule,
+                  struct cli_options *opt) {
     char err[WB_ERR_LEN];
     const char *slash = strrchr(argv[0], '/');
     wb_set_program_name(slash ? slash + 1 : argv[0]); /* chNN_name or chNN_name_exercise */
-    int parsed = cli_parse(argc, argv, spec, opt, err);
+    struct cli_spec stated = *spec; /* --help and --spec state the chapter kernel's rule */
+    stated.block_rule = own_rule;
+    int parsed = cli_parse(argc, argv, &stated, opt, err);
     if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
     return parsed;
 }
 
-void harness_print_device(FILE *out, const struct device_info *device,
-                          const struct cli_options *opt) {
-    fprintf(out, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
+/* ---- masks and the block rule ------------------------------------------------------------ */
+
+static void check_mask_file(const struct cli_spec *spec, const struct cli_options *opt,
+                            const struct mask *m) {
+    const char *path = opt->mask_file;
+    long max_w = spec->max_mask.width, max_h = spec->max_mask.height;
+    if (spec->dims == 1) {
+        if (m->height != 1)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d rows; a 1D chapter needs one row", path,
+                   m->height);
+        if (m->width > max_w)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d values; this chapter allows at most %ld",
+                   path, m->width, max_w);
+        if (opt->mask_size_count == 1 && opt->mask_sizes[0].width != m->width)
+            wb_die(WB_EXIT_USAGE, "mask file '%s' has %d values but --mask-width is %ld", path,
+                   m->width, opt->mask_sizes[0].width);
+        return;
+    }
+    if (m->width > max_w || m->height > max_h)
+        wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d; this chapter allows at most %ldx%ld", path,
+               m->width, m->height, max_w, max_h);
+    if (opt->mask_size_count == 1 &&
+        (opt->mask_sizes[0].width != m->width || opt->mask_sizes[0].height != m->height))
+        wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d but --mask-width is %ldx%ld", path,
+               m->width, m->height, opt->mask_sizes[0].width, opt->mask_sizes[0].height);
+}
+
+struct mask *harness_make_masks(const struct cli_spec *spec, const struct cli_options *opt,
+                                int *count) {
+    char err[WB_ERR_LEN];
+    struct mask *masks = host_malloc(sizeof *masks * CLI_MAX_VALUES, "masks");
+    if (opt->mask_file) {
+        if (mask_load_file(opt->mask_file, &masks[0], err)) wb_die(WB_EXIT_USAGE, "%s", err);
+        check_mask_file(spec, opt, &masks[0]);
+        *count = 1;
+        return masks;
+    }
+    for (int k = 0; k < opt->mask_size_count; ++k)
+        if (mask_make(opt->mask_kind, (int)opt->mask_sizes[k].width, (int)opt->mask_sizes[k].height,
+                      opt->seed + HARNESS_MASK_SEED_OFFSET + (uint64_t)k, &masks[k], err))
+            wb_die(WB_EXIT_USAGE, "%s", err);
+    *count = opt->mask_size_count;
+    return masks;
+}
+
+void harness_require_block(const struct kernel_rules *own, const struct cli_options *opt,
+                           const struct mask *masks, int mask_count) {
+    for (int m = 0; m < mask_count; ++m) {
+        int w = masks[m].width, h = masks[m].height;
+        if (opt->block >= block_rule_minimum(own->block_rule, w, h)) continue;
+        if (own->block_rule == BLOCK_COVERS_HALO)
+            wb_die(WB_EXIT_USAGE,
+                   "--block %d is smaller than the %d-element left halo of a %d-wide mask: each "
+                   "thread loads at most one halo cell, so the block needs >= mask_width/2 threads",
+                   opt->block, w / 2, w);
+        wb_die(WB_EXIT_USAGE,
+               "--block %d is smaller than the %dx%d mask: the input tile (block x block threads) "
+               "must hold at least one output's whole window",
+               opt->block, w, h);
+    }
+}
+
+FILE *harness_open_device(const struct cli_options *opt, struct device_info *device) {
+    device_probe(device);
+    FILE *human = opt->json ? stderr : stdout;
+    fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
             wb_program_name(), device->name, device->sm_major, device->sm_minor,
             device->multiprocessors, (unsigned long long)opt->seed, cpu_thread_count());
+    return human;
 }
+
+/* ---- one configuration through every kernel ---------------------------------------------- */
+
+/* NULL when kernel v runs on this configuration, else why not. */
+static const char *skip_reason(const struct configuration *c, const struct kernel_rules *rules,
+                               char *buffer, size_t size) {
+    int needed = block_rule_minimum(rules->block_rule, c->mask_w, c->mask_h);
+    if (c->opt->block < needed) {
+        snprintf(buffer, size, "needs --block >= %d for this mask", needed);
+        return buffer;
+    }
+    return rules->refuses ? rules->refuses(c->mask_w, c->mask_h) : NULL;
+}
+
+int harness_run_configuration(const struct configuration *c, struct variant_result *results) {
+    const struct cli_options *opt = c->opt;
+    int failures = 0, wrote_output = 0;
+    for (int v = 0; v < c->variant_count; ++v) {
+        struct kernel_rules rules = c->rules(c->context, v);
+        struct variant_result *r = &results[v];
+        memset(r, 0, sizeof *r);
+        char buffer[96];
+        const char *reason = skip_reason(c, &rules, buffer, sizeof buffer);
+        if (reason) {
+            r->skipped = 1;
+            fprintf(c->human, "  %-22s skipped: %s\n", rules.label, reason);
+            continue;
+        }
+        c->select(c->context, v);
+        *r = c->check(c->context);
+        if (opt->output && !wrote_output++) { /* the first kernel that ran: the chapter's */
+            c->write_output(c->context);
+            fprintf(c->human, "  wrote the GPU result to %s\n", opt->output);
+        }
+        if (!r->passed) ++failures;
+        if (opt->mode != CLI_MODE_CHECK && r->passed) {
+            r->time = gpu_time(c->launch, c->context, HARNESS_WARMUP_RUNS, opt->reps);
+            r->gbps = effective_gbps(c->bytes_moved, r->time.median_ms);
+        }
+        harness_print_variant(c->human, rules.label, r, opt, c->copy_gbps);
+        fflush(c->human); /* long sweeps (the tuner) show progress as they go */
+    }
+    return failures;
+}
+
+/* ---- results ------------------------------------------------------------------------------ */
 
 void harness_print_variant(FILE *out, const char *label, const struct variant_result *r,
                            const struct cli_options *opt, double copy_gbps) {

@@ -1,23 +1,32 @@
-/* harness.h: the pieces the 1D and 2D chapter programs (conv1d_harness.c, conv2d_harness.c)
- * share: start-up, per-kernel results and how they are printed, and the final verdict.
+/* harness.h: what the 1D and 2D chapter programs (conv1d_harness.c, conv2d_harness.c) share:
+ * start-up, the masks, the block rule, the loop that runs one configuration through every
+ * kernel, how results are printed, and the final verdict.
  *
- *   host_malloc              malloc that exits 2 with a message when the host is out of memory
- *   struct variant_result    one kernel's outcome on one configuration
- *   harness_start            program name, command line (help: returns 1; errors: exit 2)
- *   harness_print_device     the header line: program, GPU, seed, CPU threads
- *   harness_print_variant    a kernel's PASS/FAIL line (with its time in run mode)
- *   harness_print_row        a kernel's row of the --bench table, up to the "vs <baseline>" column
- *   harness_json_result      a kernel's result fields for --json
- *   harness_finish           "<program>: PASS (N configurations)" or FAIL, and the exit code
+ *   host_malloc                  malloc that exits 2 with a message when the host is out of memory
+ *   HARNESS_WARMUP_RUNS, HARNESS_MASK_SEED_OFFSET, HARNESS_MISMATCHES_LISTED
+ *   struct variant_result        one kernel's outcome on one configuration
+ *   harness_start                program name, command line with the chapter kernel's block rule
+ *                                (help and spec: returns 1; errors: exit 2)
+ *   harness_make_masks           the masks to run: --mask-file, or the kind at each --mask-width
+ *   harness_require_block        exit 2 when --block is too small for the chapter's own kernel
+ *   harness_open_device          probe the GPU (exit 77 without one), print the header line
+ *   harness_run_configuration    one data set and mask through every kernel: block rule and
+ *                                refusals (skipped, with the reason), check, --output, timing
+ *   harness_print_variant        a kernel's PASS/FAIL line (with its time in run mode)
+ *   harness_print_row            a kernel's row of the --bench table, up to "vs <baseline>"
+ *   harness_json_result          a kernel's result fields for --json
+ *   harness_finish               "<program>: PASS (N configurations)" or FAIL, and the exit code
  */
 #ifndef HARNESS_H
 #define HARNESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "cuda_check.h"
+#include "masks.h"
 #include "timing.h"
 #include "verify.h"
 
@@ -25,19 +34,59 @@
 extern "C" {
 #endif
 
+enum {
+    HARNESS_WARMUP_RUNS = 3,      /* untimed launches before the timed ones */
+    HARNESS_MISMATCHES_LISTED = 8 /* mismatches printed per failing kernel */
+};
+/* Added to the seed for the masks, so the mask's random stream differs from the data's. */
+#define HARNESS_MASK_SEED_OFFSET UINT64_C(0x6d61736b) /* "mask" */
+
 void *host_malloc(size_t bytes, const char *what);
 
 struct variant_result {
-    int skipped; /* a comparison kernel whose block-size rule this run breaks */
+    int skipped; /* the kernel's block rule or its own refusal excludes this mask */
     int passed;
     struct verify_summary summary;
     struct timing time; /* run and bench modes, when passed */
     double gbps;
 };
 
-int harness_start(int argc, char **argv, const struct cli_spec *spec, struct cli_options *opt);
-void harness_print_device(FILE *out, const struct device_info *device,
-                          const struct cli_options *opt);
+/* What the loop needs to know of a kernel before it launches it. */
+struct kernel_rules {
+    const char *label;
+    enum block_rule block_rule;
+    const char *(*refuses)(int mask_w, int mask_h); /* NULL, or returns NULL when it runs */
+};
+
+int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block_rule own_rule,
+                  struct cli_options *opt);
+/* *count masks, host_malloc'ed (mask_free each, then free). Checks a mask file against the
+ * chapter's limits and against --mask-width; exit 2 on any problem. */
+struct mask *harness_make_masks(const struct cli_spec *spec, const struct cli_options *opt,
+                                int *count);
+void harness_require_block(const struct kernel_rules *own, const struct cli_options *opt,
+                           const struct mask *masks, int mask_count);
+/* Returns where human-readable output goes: stdout, or stderr with --json. */
+FILE *harness_open_device(const struct cli_options *opt, struct device_info *device);
+
+/* One configuration: the dimension-specific work is done by the hooks, on `context`. */
+struct configuration {
+    const struct cli_options *opt;
+    FILE *human;
+    int variant_count;
+    int mask_w, mask_h;
+    double bytes_moved; /* bytes read once and written once per launch: effective bandwidth */
+    double copy_gbps;   /* the device-to-device copy, measured in run and bench modes */
+    void *context;
+    struct kernel_rules (*rules)(void *context, int v);
+    void (*select)(void *context, int v);          /* the kernel the next hooks act on */
+    struct variant_result (*check)(void *context); /* poison, set mask, launch once, verify */
+    void (*launch)(void *context);                 /* launch again (timing; no sync) */
+    void (*write_output)(void *context);           /* --output, after the first kernel that ran */
+};
+/* Fills results[0 .. variant_count - 1]; returns the number of kernels that failed. */
+int harness_run_configuration(const struct configuration *c, struct variant_result *results);
+
 void harness_print_variant(FILE *out, const char *label, const struct variant_result *r,
                            const struct cli_options *opt, double copy_gbps);
 void harness_print_row(FILE *out, const char *config, const char *label,

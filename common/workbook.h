@@ -4,6 +4,7 @@
  *   error messages  functions that can fail on bad input return 0 on success and -1 on failure,
  *                   writing one line (no trailing newline) into a caller's char[WB_ERR_LEN]
  *   wb_die()        print "<program>: <message>" on stderr and exit with the given code
+ *   WB_COUNT()      elements of an array
  */
 #ifndef WORKBOOK_H
 #define WORKBOOK_H
@@ -20,6 +21,9 @@ enum {
 };
 
 #define WB_ERR_LEN 256
+
+/* The number of elements of an array (not a pointer): drivers count their kernel tables. */
+#define WB_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
 
 /* Largest 1D mask width any chapter accepts (odd, so its halo of 31 fits the smallest block of
  * 32 threads used by the tiled chapters). */

@@ -1,17 +1,23 @@
 # chapter_06.sh: chapter 06's own tests, beside the 2D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set): the autotuner, its saved choices, every compiled
-# variant on sizes that are no multiple of any tile.
+# variant on sizes that are no multiple of any tile, the block rule applied per kernel.
 usage_error "ch06_tune_mask_even_large" "no compiled variants" "$solution" --tune --mask-width 8
 usage_error "ch06_tune_mask_not_square" "no compiled variants" "$solution" --tune --mask-width 5x3
 usage_error "ch06_tune_mask_one" "no compiled variants" "$solution" --tune --mask-width 1:7
 usage_error "ch06_tune_input" "drop --input" "$solution" --tune --input "$fixtures/gray8_13x7.png"
 usage_error "ch06_tune_mask_kind" "drop --input" "$solution" --tune --mask gaussian
 usage_error "ch06_tune_json" "drop --json" "$solution" --tune --json
-usage_error "ch05_tune_refused" "no autotuner" "$b/ch05_tiled_2d" --tune
+
+# The chapter's kernels ignore --block, so a block smaller than the mask runs: only chapter 05's
+# tiled kernel, whose input tile must cover the mask, is skipped, with the reason.
+add "ch06_solution_block_rule_per_kernel" "gpu;ch06;solution" "$expect" --gpu 0 \
+    "ch05 tiled +skipped: needs --block >= 5" -- "$solution" --check --block 4 --mask-width 5 \
+    --size 300x200
 
 # Every compiled variant (every shape and path) and every baseline, verified on two sizes that
 # are no multiple of any tile (the largest tile is 128 x 128 outputs), and on tiny ones.
-compiled="2:7,9,11,13,15,21,25,31"
+compiled=$(spec tune_masks) || exit 1 # every mask size a variant is compiled for
+[ -n "$compiled" ] || die "$solution --spec lists no tune_masks"
 add "ch06_solution_every_variant" "gpu;ch06;solution" "$expect" --gpu 0 "tune: PASS" -- \
     "$solution" --tune --check --size 1000x777,8191x4097 --mask-width "$compiled"
 add "ch06_solution_every_variant_tiny" "gpu;ch06;solution" "$expect" --gpu 0 "tune: PASS" -- \

@@ -3,6 +3,7 @@
 #
 #   sh tests/ctest_list.sh ROOT "CHAPTERS" > build/CTestTestfile.cmake     (the Makefile does this)
 #
+# Needs the built programs: each chapter's limits are asked of its program (--spec).
 # Labels: cpu (no GPU needed), gpu (skips with exit 77 where there is none), chNN, solution
 # (the reference kernels must pass), guard (the unsolved exercises must fail), exercise (the
 # student's own kernels must pass: `make check CH=NN`). `make test` runs all but exercise.
@@ -44,17 +45,74 @@ usage_error imginfo_truncated_png "truncated|corrupt" "$b/imginfo" "$fixtures/tr
 usage_error imginfo_huge_png "limit" "$b/imginfo" "$fixtures/huge_header.png"
 usage_error imginfo_truncated_npy "truncated|short|holds" "$b/imginfo" "$fixtures/truncated.npy"
 
+# ---- the chapter registry (CPU) ---------------------------------------------------------------
+add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"
+add registry_refuses_unknown "cpu" "$root/tests/registry_check.sh" unknown "$root"
+
 # ---- chapters --------------------------------------------------------------------------------
+# Each chapter gets: the drift and help tests, the battery of its dimension (battery_<D>d.sh,
+# D from the program's --spec), and its own tests/chapter_NN.sh if there is one. The registry
+# entry (chapters/NN_name/chapter.mk) and the program's --spec give every number the batteries
+# use; anything missing or unknown stops the generator with a message, so a new chapter can
+# never silently get fewer tests.
+die() {
+    echo "ctest_list.sh: $*" >&2
+    exit 1
+}
+# registry NN_name KEY: the value of "KEY = value" in the chapter's entry; checks every key.
+registry() {
+    file="$root/chapters/$1/chapter.mk"
+    [ -f "$file" ] || die "chapter $1 has no registry entry $file (README.md, \"Adding a chapter\")"
+    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\)[[:space:]]*=/d; p' "$file")
+    [ -z "$bad" ] || die "$file: not a known 'key = value' line: $bad"
+    sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$file"
+}
+# spec KEY: one fact from the chapter program's --spec (its limits, as the program enforces them).
+spec() {
+    value=$(printf '%s\n' "$spec_text" | sed -n "s/^$1=//p")
+    [ -n "$value" ] || [ "$1" = tune_masks ] || die "$solution --spec has no $1"
+    printf '%s' "$value"
+}
 for chapter in $chapters; do
     nn=${chapter%%_*}
     solution="$b/ch$chapter"
     exercise="$b/ch${chapter}_exercise"
+    sanitizers=$(registry "$chapter" sanitizers) || exit 1
+    for tool in $sanitizers; do
+        case $tool in memcheck | racecheck) ;; *) die "chapters/$chapter/chapter.mk: sanitizers: no tool '$tool'" ;; esac
+    done
+    [ -x "$solution" ] || die "$solution is not built (run make)"
+    spec_text=$("$solution" --spec) || die "$solution --spec failed"
+    dims=$(spec dims) || exit 1
+    battery="$root/tests/battery_${dims}d.sh"
+    [ -f "$battery" ] || die "chapter $chapter is ${dims}-D, and there is no $battery for that"
+    mask_max=$(spec mask_max) || exit 1             # WxH; a 1D chapter's is Wx1
+    max_width=${mask_max%x*}
+    block_min=$(spec block_min) || exit 1
+    block_max=$(spec block_max) || exit 1
+    block_needed=$(spec block_min_at_mask_max) || exit 1
+    tune=$(spec tune) || exit 1
+    largest_mask=$max_width                          # as --mask-width spells it
+    [ "$dims" = 1 ] || largest_mask=$mask_max
     add "ch${nn}_exercise_drift" "cpu;ch$nn" "$root/tests/exercise_drift.sh" \
         "$root/solutions/$chapter" "$root/exercises/$chapter"
     add "ch${nn}_help" "cpu;ch$nn" "$expect" 0 "usage:" -- "$solution" --help
-    case $chapter in
-    01_basic_1d | 02_* | 03_* | 04_*) . "$root/tests/chapter_1d.sh" ;;
-    05_*) . "$root/tests/chapter_2d.sh" ;;
-    06_*) . "$root/tests/chapter_2d.sh" && . "$root/tests/chapter_06.sh" ;;
-    esac
+    add "ch${nn}_spec" "cpu;ch$nn" "$expect" 0 "^dims=$dims" -- "$solution" --spec
+    [ "$tune" = 1 ] || usage_error "ch${nn}_tune_refused" "no autotuner" "$solution" --tune
+    # The chapter kernel's block rule: one block too small for the largest mask is refused.
+    [ "$block_needed" -gt "$block_min" ] &&
+        usage_error "ch${nn}_block_below_rule" "--block $((block_needed - 1)) is smaller than" \
+            "$solution" --block $((block_needed - 1)) --mask-width "$largest_mask"
+    . "$battery"
+    # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
+    # with the chapter's default mask, the one its exercise kernel is built for.
+    add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" \
+        -- "$solution" --size "$modes_size" --reps 20
+    add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "$bench_pattern" -- \
+        "$solution" --bench --size "$modes_size" --mask-width "$bench_masks" --reps 20
+    add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
+        "$solution" --check --json --size "$json_size" --mask-width "$json_mask"
+    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" -- \
+        "$exercise" --check --size "$guard_size"
+    if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done

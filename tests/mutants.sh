@@ -2,15 +2,26 @@
 # mutants.sh: do the GPU tests catch wrong kernels? Plants one bug at a time in a copy of a
 # solution, rebuilds, and requires the chapter's --check to fail (or compute-sanitizer to object).
 #
-#   sh tests/mutants.sh            (on a GPU machine, from the repository root; restores the
-#                                   solutions afterwards)
-# Prints one line per mutant: "caught" or "MISSED"; exits 1 if any was missed.
+#   sh tests/mutants.sh            (on a GPU machine, from the repository root)
+# Prints one line per mutant: "caught" or "MISSED"; exits 1 if any was missed. The solution
+# being mutated is restored on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
 set -u
 missed=0
+mutated= # the solution file that holds a mutant right now
+restore() {
+    [ -n "$mutated" ] && [ -f "$mutated.orig" ] || return 0
+    mv "$mutated.orig" "$mutated"
+    touch "$mutated" # newer than the mutant's objects, so make rebuilds the real kernel
+    mutated=
+}
+trap restore EXIT
+trap 'exit 130' INT HUP TERM # exit runs the EXIT trap
 mutant() { # FILE SED_EXPRESSION DESCRIPTION CHECK_COMMAND...
     file=$1 expr=$2 what=$3
     shift 3
+    [ -e "$file.orig" ] && { echo "mutants: $file.orig exists: restore $file from it first"; exit 2; }
     cp "$file" "$file.orig"
+    mutated=$file
     sed "$expr" "$file.orig" >"$file"
     if cmp -s "$file" "$file.orig"; then
         echo "mutants: '$what' changed nothing in $file: fix the expression"
@@ -24,8 +35,7 @@ mutant() { # FILE SED_EXPRESSION DESCRIPTION CHECK_COMMAND...
     else
         echo "caught  $what"
     fi
-    mv "$file.orig" "$file"
-    touch "$file" # newer than the mutant's objects, so make rebuilds the real kernel
+    restore
 }
 ch01=solutions/01_basic_1d/conv1d_basic.cu
 check01="build/ch01_basic_1d --check --size 1,2,33,4097,100000 --mask-width 1:63"

@@ -1350,6 +1350,37 @@ static void test_cli(void) {
         fclose(help);
     }
 
+    /* --spec prints the limits as key=value lines and returns 1; the mask widths given are
+     * told apart from the default. */
+    CHECK(parse_quietly(&spec_1d, ARGS("--spec")) == 1);
+    FILE *facts = tmpfile();
+    if (facts) {
+        char text[2048];
+        struct cli_spec halo = spec_1d;
+        halo.block_rule = BLOCK_COVERS_HALO;
+        cli_print_spec(facts, &halo);
+        read_back(facts, text, sizeof text);
+        char expected[64];
+        snprintf(expected, sizeof expected, "mask_max=%ldx1\n", halo.max_mask.width);
+        CHECK(contains(text, "dims=1\n") && contains(text, expected) &&
+              contains(text, "block_rule=covers_halo\n") && contains(text, "tune=0\n"));
+        snprintf(expected, sizeof expected, "block_min_at_mask_max=%d\n",
+                 block_rule_minimum(BLOCK_COVERS_HALO, (int)halo.max_mask.width, 1));
+        CHECK(contains(text, expected));
+        fclose(facts);
+    }
+    if (ACCEPTED(&spec_1d, &opt, "--size", "9")) CHECK(!opt.mask_width_given);
+    if (ACCEPTED(&spec_1d, &opt, "--mask-width", "3")) CHECK(opt.mask_width_given);
+
+    /* The block rules: the smallest --block each takes. */
+    CHECK(block_rule_minimum(BLOCK_ANY, 63, 1) == 1);
+    CHECK(block_rule_minimum(BLOCK_COVERS_HALO, 1, 1) == 1);
+    CHECK(block_rule_minimum(BLOCK_COVERS_HALO, 3, 1) == 1);
+    CHECK(block_rule_minimum(BLOCK_COVERS_HALO, 4, 1) == 2);
+    CHECK(block_rule_minimum(BLOCK_COVERS_HALO, 63, 1) == 31);
+    CHECK(block_rule_minimum(BLOCK_COVERS_MASK, 5, 3) == 5);
+    CHECK(block_rule_minimum(BLOCK_COVERS_MASK, 3, 7) == 7);
+
     /* Refusals: each names the option (or the bad word) in one line. */
     REFUSED(&spec_1d, "--frobnicate", "--frobnicate");
     REFUSED(&spec_1d, "'foo'", "foo");

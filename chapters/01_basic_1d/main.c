@@ -20,5 +20,5 @@ int main(int argc, char **argv) {
     const struct conv1d_variant kernels[] = {
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
-    return conv1d_chapter_main(argc, argv, &spec, kernels, 1);
+    return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

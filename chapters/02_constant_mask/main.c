@@ -23,5 +23,5 @@ int main(int argc, char **argv) {
          .launch = conv1d_constant_launch},
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
-    return conv1d_chapter_main(argc, argv, &spec, kernels, 2);
+    return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

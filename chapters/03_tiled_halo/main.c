@@ -6,8 +6,10 @@
  *   yours    build/ch03_tiled_halo_exercise --check              (or: make check CH=03)
  *
  * --block is the tile width: any size from 1 to 1024 threads, as long as it is at least
- * mask_width/2, because each thread loads at most one halo cell. Powers of two are not needed:
- * the tile is indexed, never halved. The host program is common/conv1d_harness.c.
+ * mask_width/2, because each thread loads at most one halo cell (the kernel's BLOCK_COVERS_HALO
+ * rule: the program refuses a smaller block for this kernel with exit 2, and skips the other
+ * chapters' kernels that cannot take it). Powers of two are not needed: the tile is indexed,
+ * never halved. The host program is common/conv1d_harness.c.
  */
 #include "conv1d_basic.h"
 #include "conv1d_constant.h"
@@ -18,16 +20,15 @@ int main(int argc, char **argv) {
     struct cli_spec spec = conv1d_standard_spec(
         "ch03_tiled_halo",
         "tiled 1D convolution, input tile and halo cells in shared memory (PMPP 7.4)");
-    spec.block_covers_halo = 1; /* each thread loads at most one halo cell */
     const struct conv1d_variant kernels[] = {
         {.label = "ch03 tiled",
          .set_mask = conv1d_tiled_set_mask,
          .launch = conv1d_tiled_launch,
-         .needs_block_covers_halo = 1},
+         .block_rule = BLOCK_COVERS_HALO},
         {.label = "ch02 constant",
          .set_mask = conv1d_constant_set_mask,
          .launch = conv1d_constant_launch},
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
-    return conv1d_chapter_main(argc, argv, &spec, kernels, 3);
+    return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

@@ -22,6 +22,8 @@
 
 namespace {
 
+__constant__ float c_mask[WB_MAX_MASK_WIDTH_1D];
+
 constexpr int B = CONV1D_REGISTER_BLOCK;
 constexpr int K = CONV1D_REGISTER_OUTPUTS;
 static_assert(K % 4 == 0, "outputs per thread must fill whole float4 stores");
@@ -118,7 +120,8 @@ template <int... Is> constexpr auto make_table(std::integer_sequence<int, Is...>
 } // namespace
 
 void conv1d_register_set_mask(const float *h_mask, int mask_width) {
-    copy_mask_to_constant("conv1d_register_set_mask", h_mask, mask_width);
+    upload_constant_mask("conv1d_register_set_mask", c_mask, h_mask, mask_width, 1,
+                         WB_MAX_MASK_WIDTH_1D, 1);
 }
 
 void conv1d_register_launch(const float *d_in, const float *d_mask, float *d_out, int n,

@@ -32,11 +32,11 @@ int main(int argc, char **argv) {
         {.label = "ch03 tiled",
          .set_mask = conv1d_tiled_set_mask,
          .launch = conv1d_tiled_launch,
-         .needs_block_covers_halo = 1},
+         .block_rule = BLOCK_COVERS_HALO},
         {.label = "ch02 constant",
          .set_mask = conv1d_constant_set_mask,
          .launch = conv1d_constant_launch},
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
-    return conv1d_chapter_main(argc, argv, &spec, kernels, 5);
+    return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

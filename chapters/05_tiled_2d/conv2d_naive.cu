@@ -5,17 +5,15 @@
  *   conv2d_naive_kernel   one thread per output, blocks of 32 x 8
  *   conv2d_naive_launch   grid geometry and precondition checks
  */
+#include "constant_mask.cuh"
 #include "conv2d_naive.h"
-#include "cuda_check.h"
+#include "pitched.cuh"
 
 static __constant__ float c_mask[CONV2D_NAIVE_MAX_MASK_SIDE * CONV2D_NAIVE_MAX_MASK_SIDE];
 
 void conv2d_naive_set_mask(const float *h_mask, int mask_w, int mask_h) {
-    if (mask_w < 1 || mask_h < 1 || mask_w > CONV2D_NAIVE_MAX_MASK_SIDE ||
-        mask_h > CONV2D_NAIVE_MAX_MASK_SIDE)
-        wb_die(WB_EXIT_USAGE, "conv2d_naive_set_mask: mask %dx%d is outside 1..%d per side", mask_w,
-               mask_h, CONV2D_NAIVE_MAX_MASK_SIDE);
-    CUDA_CHECK(cudaMemcpyToSymbol(c_mask, h_mask, (size_t)mask_w * mask_h * sizeof(float)));
+    upload_constant_mask("conv2d_naive_set_mask", c_mask, h_mask, mask_w, mask_h,
+                         CONV2D_NAIVE_MAX_MASK_SIDE, CONV2D_NAIVE_MAX_MASK_SIDE);
 }
 
 __global__ void conv2d_naive_kernel(const float *in, float *out, size_t pitch, int width,
@@ -26,13 +24,13 @@ __global__ void conv2d_naive_kernel(const float *in, float *out, size_t pitch, i
     for (int i = 0; i < mask_h; ++i) {
         int row = y + i - mask_h / 2;
         if (row < 0 || row >= height) continue;
-        const float *in_row = (const float *)((const char *)in + row * pitch);
+        const float *in_row = row_of(in, pitch, row);
         for (int j = 0; j < mask_w; ++j) {
             int col = x + j - mask_w / 2;
             if (col >= 0 && col < width) sum += c_mask[i * mask_w + j] * in_row[col];
         }
     }
-    ((float *)((char *)out + y * pitch))[x] = sum;
+    row_of(out, pitch, y)[x] = sum;
 }
 
 void conv2d_naive_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,

@@ -24,10 +24,10 @@ int main(int argc, char **argv) {
         {.label = "ch05 tiled",
          .set_mask = conv2d_tiled_set_mask,
          .launch = conv2d_tiled_launch,
-         .needs_block_covers_mask = 1},
+         .block_rule = BLOCK_COVERS_MASK},
         {.label = "naive global",
          .set_mask = conv2d_naive_set_mask,
          .launch = conv2d_naive_launch},
     };
-    return conv2d_chapter_main(argc, argv, &spec, kernels, 2);
+    return conv2d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

@@ -16,6 +16,7 @@
 
 #include "baselines.h"
 #include "cuda_check.h"
+#include "pitched.cuh"
 
 namespace {
 
@@ -41,7 +42,7 @@ __global__ void pad_kernel(const float *in, size_t pitch, int width, int height,
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= fx || y >= fy) return;
     padded[(size_t)y * fx + x] =
-        x < width && y < height ? ((const float *)((const char *)in + y * pitch))[x] : 0.0f;
+        x < width && y < height ? row_of(in, pitch, y)[x] : 0.0f;
 }
 
 __global__ void scatter_mask_kernel(const float *mask, int mask_w, int mask_h, float *padded,
@@ -65,7 +66,7 @@ __global__ void crop_kernel(const float *padded, int fx, float *out, size_t pitc
                             int height) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= width || y >= height) return;
-    ((float *)((char *)out + y * pitch))[x] = padded[(size_t)y * fx + x];
+    row_of(out, pitch, y)[x] = padded[(size_t)y * fx + x];
 }
 
 struct fft_state {

@@ -1,5 +1,6 @@
 /* baseline_npp.cu: NVIDIA's NPP direct filter on the same image and mask (see baselines.h).
- * Built only where the CUDA Toolkit ships NPP (the Makefile checks for npp.h).
+ * Compiled only where the CUDA Toolkit ships NPP: the registry entry names the library (libs =
+ * npp), and the Makefile defines WB_HAVE_NPP where it finds npp.h; elsewhere this file is empty.
  *
  * NPP's 2D filter with border control, nppiFilterBorder_32f_C1R_Ctx, fills what lies outside its
  * source image by replicating the edge pixels, never with zeros. So the source it gets is a
@@ -22,6 +23,7 @@
  *                        of them when WB_SKIP_NPP is set
  *   npp_filter_launch    the filter over the padded copy
  */
+#ifdef WB_HAVE_NPP
 #include <climits>
 #include <cstdlib>
 
@@ -29,6 +31,7 @@
 
 #include "baselines.h"
 #include "cuda_check.h"
+#include "pitched.cuh"
 
 namespace {
 
@@ -224,8 +227,7 @@ void npp_filter_launch(const float *d_in, float *d_out, size_t pitch, int width,
                state.mask_w, state.mask_h);
     const padded_plane &p = padded_copy(d_in, pitch, width, height);
     const NppiSize padded_size = {width + mask_w - 1, height + mask_h - 1};
-    const float *origin = (const float *)((const char *)p.data + (size_t)(mask_h / 2) * p.pitch) +
-                          mask_w / 2;
+    const float *origin = row_of(p.data, p.pitch, mask_h / 2) + mask_w / 2;
     const NppStatus status =
         filter(origin, (int)p.pitch, padded_size, NppiPoint{mask_w / 2, mask_h / 2}, d_out,
                (int)pitch, NppiSize{width, height}, state.d_kernel, mask_w, mask_h);
@@ -233,3 +235,4 @@ void npp_filter_launch(const float *d_in, float *d_out, size_t pitch, int width,
         wb_die(WB_EXIT_FAIL, "nppiFilterBorder_32f_C1R_Ctx failed with NPP status %d", (int)status);
 }
 }
+#endif // WB_HAVE_NPP

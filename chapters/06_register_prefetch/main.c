@@ -3,7 +3,7 @@
  *
  *   run      build/ch06_register_prefetch                  8192 x 8192, random 3x3 mask
  *   yours    build/ch06_register_prefetch_exercise --check (or: make check CH=06)
- *   tune     build/ch06_register_prefetch --tune --mask-width 2:7    (saves build/ch06_tuned.csv)
+ *   tune     build/ch06_register_prefetch --tune        (every compiled size; saves build/ch06_tuned.csv)
  *   verify   build/ch06_register_prefetch --tune --check --size 1000x777,8191x4097 --mask-width 2:7
  *   compare  build/ch06_register_prefetch --mask-width 3,5,7,9,15,21,31   (where FFT wins)
  *   bench    build/ch06_register_prefetch --bench --mask-width 3,5,7
@@ -37,15 +37,16 @@ static void tuned_file(const char *argv0, char *path, size_t size) {
 }
 
 static const char *tiled_refuses(int mask_w, int mask_h) {
-    return mask_w > CONV2D_MAX_MASK_SIDE || mask_h > CONV2D_MAX_MASK_SIDE
-               ? "chapter 05's kernel takes masks up to 15x15"
-               : NULL;
+    static char reason[64];
+    snprintf(reason, sizeof reason, "chapter 05's kernel takes masks up to %dx%d",
+             CONV2D_MAX_MASK_SIDE, CONV2D_MAX_MASK_SIDE);
+    return mask_w > CONV2D_MAX_MASK_SIDE || mask_h > CONV2D_MAX_MASK_SIDE ? reason : NULL;
 }
 
 static const struct conv2d_variant tiled = {.label = "ch05 tiled",
                                             .set_mask = conv2d_tiled_set_mask,
                                             .launch = conv2d_tiled_launch,
-                                            .needs_block_covers_mask = 1,
+                                            .block_rule = BLOCK_COVERS_MASK,
                                             .refuses = tiled_refuses};
 #ifdef WB_HAVE_NPP
 static const struct conv2d_variant npp = {.label = "NPP filter",
@@ -58,17 +59,6 @@ static const struct conv2d_variant fft = {.label = "cuFFT",
                                           .launch = fft_conv_launch,
                                           .fft_points = fft_conv_points};
 
-static int tune(const struct cli_options *opt, const char *path) {
-    struct conv2d_variant baselines[3];
-    int count = 0;
-    baselines[count++] = tiled;
-#ifdef WB_HAVE_NPP
-    baselines[count++] = npp;
-#endif
-    baselines[count++] = fft;
-    return tuner_run(opt, opt->mode == CLI_MODE_CHECK ? NULL : path, baselines, count);
-}
-
 int main(int argc, char **argv) {
     struct cli_spec spec = conv2d_standard_spec(
         "ch06_register_prefetch",
@@ -76,31 +66,40 @@ int main(int argc, char **argv) {
         CONV2D_NAIVE_MAX_MASK_SIDE);
     spec.default_mask.width = spec.default_mask.height = PREFETCH_EXERCISE_MASK;
     spec.allows_tune = 1;
+    spec.tune_masks = tuner_mask_list();
+    const struct conv2d_variant kernels[] = {
+        {.label = "ch06 prefetch 3x3",
+         .set_mask = conv2d_prefetch_set_mask,
+         .launch = conv2d_prefetch_launch,
+         .refuses = conv2d_prefetch_refuses},
+        {.label = "ch06 tuned", .set_mask = tuned_set_mask, .launch = tuned_launch},
+#ifdef WB_HAVE_NPP
+        npp,
+#endif
+        fft,
+        tiled,
+        {.label = "naive global",
+         .set_mask = conv2d_naive_set_mask,
+         .launch = conv2d_naive_launch},
+    };
+    const struct conv2d_variant baselines[] = {
+        tiled,
+#ifdef WB_HAVE_NPP
+        npp,
+#endif
+        fft,
+    };
     char path[1024];
     tuned_file(argv[0], path, sizeof path);
     struct cli_options opt;
-    if (harness_start(argc, argv, &spec, &opt) == 1) return WB_EXIT_PASS;
-    if (opt.tune) return tune(&opt, path);
-
-    struct conv2d_variant kernels[6];
-    int count = 0;
-    kernels[count++] = (struct conv2d_variant){.label = "ch06 prefetch 3x3",
-                                               .set_mask = conv2d_prefetch_set_mask,
-                                               .launch = conv2d_prefetch_launch,
-                                               .refuses = conv2d_prefetch_refuses};
-    kernels[count++] = (struct conv2d_variant){
-        .label = "ch06 tuned", .set_mask = tuned_set_mask, .launch = tuned_launch};
-#ifdef WB_HAVE_NPP
-    kernels[count++] = npp;
-#endif
-    kernels[count++] = fft;
-    kernels[count++] = tiled;
-    kernels[count++] = (struct conv2d_variant){
-        .label = "naive global", .set_mask = conv2d_naive_set_mask, .launch = conv2d_naive_launch};
+    if (harness_start(argc, argv, &spec, kernels[0].block_rule, &opt) == 1) return WB_EXIT_PASS;
+    if (opt.tune)
+        return tuner_run(&spec, &opt, opt.mode == CLI_MODE_CHECK ? NULL : path, baselines,
+                         WB_COUNT(baselines));
     FILE *report = opt.json ? stderr : stdout;
     tuned_configure(path, report);
 #ifndef WB_HAVE_NPP
     fprintf(report, "NPP baseline not built: this CUDA Toolkit has no npp.h\n");
 #endif
-    return conv2d_chapter_main(argc, argv, &spec, kernels, count);
+    return conv2d_run(&spec, &opt, kernels, WB_COUNT(kernels), NULL);
 }

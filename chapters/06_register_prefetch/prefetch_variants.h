@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "conv2d_harness.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -27,12 +29,15 @@ extern "C" {
 enum prefetch_path { PATH_GLOBAL_LDG, PATH_TEXTURE, PATH_SHARED, PATH_GLOBAL_ONLY, PATH_COUNT };
 
 struct prefetch_variant {
-    int mask_w, mask_h;         /* compile-time mask size */
-    int out_x, out_y;           /* outputs per thread: a row of out_x, out_y rows */
+    int mask_w, mask_h;       /* compile-time mask size */
+    int out_x, out_y;         /* outputs per thread: a row of out_x, out_y rows */
     enum prefetch_path path;
-    /* One plane, rows `pitch` bytes apart (a multiple of 16, as cudaMallocPitch gives), the
-     * same pitch for input and output. The mask must be in place (prefetch_set_mask). */
-    void (*launch)(const float *d_in, float *d_out, size_t pitch, int width, int height);
+    const char *label;        /* path and shape, "global ldg 4x4" */
+    /* The 2D harness's launch: one plane, rows `pitch` bytes apart (a multiple of 16, as
+     * cudaMallocPitch gives), the same pitch for input and output. The mask must be in place
+     * (prefetch_set_mask); a mask other than mask_w x mask_h is refused (exit 2); `block` is
+     * not used (blocks are 32 x 8 threads). */
+    conv2d_launch_fn launch;
 };
 
 extern const struct prefetch_variant prefetch_variants[];

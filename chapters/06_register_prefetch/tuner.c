@@ -1,5 +1,6 @@
 /* tuner.c: the autotuner and the tuned dispatch (see tuner.h).
- * Sections: the choices (load, lookup, dispatch), one sweep over a mask size, tuner_run. */
+ * Sections: the compiled mask sizes, the choices (load, lookup, dispatch), the sweep (the 2D
+ * harness runs it; an observer picks the candidates per mask and keeps the fastest), tuner_run. */
 #define _POSIX_C_SOURCE 200809L
 #include "tuner.h"
 
@@ -7,18 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cuda_runtime_api.h>
+
 #include "conv2d_naive.h"
-#include "data_gen.h"
+#include "cuda_check.h"
 #include "harness.h"
 #include "masks.h"
 #include "prefetch_variants.h"
-#include "reference.h"
-#include "timing.h"
-#include <cuda_runtime_api.h>
-#include "verify.h"
 
-enum { MIN_SIDE = PREFETCH_MIN_SIDE, MAX_SIDE = PREFETCH_MAX_SIDE, WARMUP_RUNS = 3 };
-static const uint64_t MASK_SEED_OFFSET = 0x6d61736bu;
+enum { MIN_SIDE = PREFETCH_MIN_SIDE, MAX_SIDE = PREFETCH_MAX_SIDE };
+
+/* ---- the compiled mask sizes ------------------------------------------------------------- */
+
+/* "2:7,9,11,...": the square sizes prefetch_variants[] covers, runs of three or more as ranges. */
+const char *tuner_mask_list(void) {
+    static char list[256];
+    if (list[0]) return list;
+    size_t used = 0;
+    for (int side = MIN_SIDE; side <= MAX_SIDE; ++side) {
+        if (!prefetch_has_variants(side, side)) continue;
+        int last = side;
+        while (last < MAX_SIDE && prefetch_has_variants(last + 1, last + 1)) ++last;
+        if (last - side >= 2)
+            used += snprintf(list + used, sizeof list - used, "%s%d:%d", used ? "," : "", side, last);
+        else
+            last = side, used += snprintf(list + used, sizeof list - used, "%s%d", used ? "," : "", side);
+        side = last;
+    }
+    return list;
+}
 
 /* ---- the choices ------------------------------------------------------------------------- */
 
@@ -85,14 +103,19 @@ void tuned_configure(const char *path, FILE *report) {
     configured_report = report;
 }
 
+/* The name of the GPU the harness probed: the key of the saved choices. */
+static void current_gpu(struct cudaDeviceProp *prop) {
+    int id;
+    CUDA_CHECK(cudaGetDevice(&id));
+    CUDA_CHECK(cudaGetDeviceProperties(prop, id));
+}
+
 /* Once, at the first use: the GPU is known by then. */
 static void load_configured(void) {
     static int done;
     if (done++ || !configured_path) return;
-    int id;
     struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDevice(&id));
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, id));
+    current_gpu(&prop);
     int loaded = tuned_load(configured_path, prop.name);
     fprintf(configured_report, "tuned variants for %s: %d loaded from %s%s\n", prop.name, loaded,
             configured_path, loaded ? "" : " (none: untuned defaults; run --tune)");
@@ -110,153 +133,69 @@ void tuned_launch(const float *d_in, float *d_out, size_t pitch, int width, int 
                   int mask_w, int mask_h, int block) {
     int v = variant_for(mask_w, mask_h);
     if (v >= 0)
-        prefetch_variants[v].launch(d_in, d_out, pitch, width, height);
+        prefetch_variants[v].launch(d_in, d_out, pitch, width, height, mask_w, mask_h, block);
     else
         conv2d_naive_launch(d_in, d_out, pitch, width, height, mask_w, mask_h, block);
 }
 
-/* ---- one sweep --------------------------------------------------------------------------- */
-
-struct sweep {
-    const float *d_in;
-    float *d_out;
-    size_t pitch;
-    int width, height, side;
-    float fft_floor; /* sum |mask| * max |input| (verify_fft_rule) */
-    const struct prefetch_variant *variant;  /* a compiled variant, or */
-    const struct conv2d_variant *baseline;   /* a baseline (block 32) */
-};
-
-static void launch_sweep(void *context) {
-    struct sweep *s = context;
-    if (s->variant)
-        s->variant->launch(s->d_in, s->d_out, s->pitch, s->width, s->height);
-    else
-        s->baseline->launch(s->d_in, s->d_out, s->pitch, s->width, s->height, s->side, s->side,
-                            32);
-}
-
-/* Poisons the output, runs once, copies back and verifies (the FFT rule for FFT baselines). */
-static int verify_one(struct sweep *s, const float *ref, const float *magnitude, float *got,
-                      float *uniform, struct verify_summary *summary) {
-    size_t row_bytes = (size_t)s->width * sizeof(float), count = (size_t)s->width * s->height;
-    CUDA_CHECK(cudaMemset2D(s->d_out, s->pitch, 0xff, row_bytes, (size_t)s->height));
-    launch_sweep(s);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy2D(got, row_bytes, s->d_out, s->pitch, row_bytes, (size_t)s->height,
-                            cudaMemcpyDeviceToHost));
-    struct verify_shape shape = {(size_t)s->width, (size_t)s->height, 1};
-    int terms = s->side * s->side;
-    if (s->baseline && s->baseline->fft_points) {
-        terms = verify_fft_rule(magnitude, count,
-                                s->baseline->fft_points(s->width, s->height, s->side, s->side),
-                                s->fft_floor, uniform);
-        magnitude = uniform;
-    }
-    return verify_outputs(got, ref, magnitude, shape, terms, 4, stdout, summary) == 0;
-}
-
-enum { MAX_BASELINES = 4 };
+/* ---- the sweep --------------------------------------------------------------------------- */
 
 struct best {
-    int variant;
+    int variant; /* index into prefetch_variants[]; -1: none timed */
     double ms, pct, ms_global_only;
-    double ms_baseline[MAX_BASELINES]; /* 0: not run or failed */
+    double ms_baseline[TUNER_MAX_BASELINES]; /* 0: skipped, failed or not timed */
 };
 
-struct images {
-    const float *ref, *magnitude;
-    float *got, *uniform;
+struct sweep {
+    const struct conv2d_variant *baselines;
+    int baseline_count;
+    struct conv2d_variant *candidates; /* this mask's: the baselines, then its variants */
+    int *variant_of;                   /* candidate -> prefetch_variants[] index (-1: baseline) */
+    int sides[CLI_MAX_VALUES], side_count, size_count;
+    int configurations_done, failures, timing;
+    const char *save_path;
+    struct best best[CLI_MAX_VALUES]; /* per side, for the current image size */
 };
 
-/* Verifies (and unless --check times) one candidate; returns its median ms, 0 if not timed,
- * -1 if it failed. */
-static double try_one(const struct cli_options *opt, struct sweep *s, const struct images *im,
-                      const char *name, int number, int count, double copy_gbps) {
-    struct verify_summary summary;
-    int passed = verify_one(s, im->ref, im->magnitude, im->got, im->uniform, &summary);
-    printf("  [%2d/%d] %dx%d %-22s %s", number, count, s->side, s->side, name,
-           passed ? "PASS" : "FAIL");
-    if (!passed) {
-        printf("  (%zu mismatches)\n", summary.mismatches);
-        return -1.0;
-    }
-    if (opt->mode == CLI_MODE_CHECK) {
-        printf("\n");
-        return 0.0;
-    }
-    double ms = gpu_time(launch_sweep, s, WARMUP_RUNS, opt->reps).median_ms;
-    double bytes = 2.0 * s->width * s->height * sizeof(float);
-    printf("  %.4f ms  %5.1f%% of copy\n", ms, 100.0 * effective_gbps(bytes, ms) / copy_gbps);
-    fflush(stdout);
-    return ms;
-}
-
-/* Every variant and baseline for one mask side on one image; returns the number that failed. */
-static int sweep_side(const struct cli_options *opt, struct sweep *s, const struct mask *mask,
-                      const struct images *im, const struct conv2d_variant *baselines,
-                      int baseline_count, double copy_gbps, struct best *best) {
-    int failures = 0, count = baseline_count, done = 0;
-    memset(best, 0, sizeof *best);
-    best->variant = -1;
-    for (int v = 0; v < prefetch_variant_count; ++v) count += prefetch_variants[v].mask_w == s->side;
-    prefetch_set_mask(mask->weights, mask->width, mask->height);
-    for (int b = 0; b < baseline_count; ++b) {
-        s->variant = NULL;
-        s->baseline = &baselines[b];
-        const char *reason = baselines[b].refuses ? baselines[b].refuses(s->side, s->side) : NULL;
-        if (reason) {
-            printf("  [%2d/%d] %dx%d %-22s skipped: %s\n", ++done, count, s->side, s->side,
-                   baselines[b].label, reason);
-            continue;
-        }
-        baselines[b].set_mask(mask->weights, mask->width, mask->height);
-        double ms = try_one(opt, s, im, baselines[b].label, ++done, count, copy_gbps);
-        failures += ms < 0.0;
-        best->ms_baseline[b] = ms > 0.0 ? ms : 0.0;
+static int kernels_for(void *context, const struct mask *mask,
+                       const struct conv2d_variant **list) {
+    struct sweep *sw = context;
+    int count = 0, number = sw->configurations_done + 1;
+    printf("tune: mask %dx%d, %d of %d\n", mask->width, mask->height, number,
+           sw->size_count * sw->side_count);
+    for (int b = 0; b < sw->baseline_count; ++b) {
+        sw->variant_of[count] = -1;
+        sw->candidates[count++] = sw->baselines[b];
     }
     for (int v = 0; v < prefetch_variant_count; ++v) {
         const struct prefetch_variant *p = &prefetch_variants[v];
-        if (p->mask_w != s->side) continue;
-        s->variant = p;
-        s->baseline = NULL;
-        char name[64];
-        snprintf(name, sizeof name, "%-11s %dx%d", prefetch_path_name(p->path), p->out_x, p->out_y);
-        double ms = try_one(opt, s, im, name, ++done, count, copy_gbps);
-        failures += ms < 0.0;
-        if (ms <= 0.0) continue;
-        if (p->path == PATH_GLOBAL_ONLY) best->ms_global_only = ms;
-        if (best->variant < 0 || ms < best->ms) {
-            best->variant = v;
-            best->ms = ms;
-            best->pct = 100.0 * effective_gbps(2.0 * s->width * s->height * sizeof(float), ms) /
-                        copy_gbps;
-        }
+        if (p->mask_w != mask->width || p->mask_h != mask->height) continue;
+        struct conv2d_variant candidate = {p->label, prefetch_set_mask, p->launch, BLOCK_ANY,
+                                           NULL, NULL};
+        sw->variant_of[count] = v;
+        sw->candidates[count++] = candidate;
     }
-    return failures;
+    *list = sw->candidates;
+    return count;
 }
 
-/* ---- tuner_run --------------------------------------------------------------------------- */
-
-static void print_table(const int *sides, int side_count, const struct best *results,
-                        const struct conv2d_variant *baselines, int baseline_count, int width,
-                        int height, double copy_gbps) {
+static void print_table(const struct sweep *sw, int width, int height, double copy_gbps) {
     printf("\n  %-5s %-11s %-8s %9s %7s %12s", "mask", "best path", "outputs", "median ms",
            "% copy", "vs glob only");
-    for (int b = 0; b < baseline_count; ++b) printf(" %10.10s", baselines[b].label);
+    for (int b = 0; b < sw->baseline_count; ++b) printf(" %10.10s", sw->baselines[b].label);
     printf("   (%dx%d, copy %.0f GB/s; baseline columns: their time / ours)\n", width, height,
            copy_gbps);
-    for (int k = 0; k < side_count; ++k) {
-        const struct best *r = &results[sides[k]];
+    for (int k = 0; k < sw->side_count; ++k) {
+        const struct best *r = &sw->best[k];
         if (r->variant < 0) continue;
         const struct prefetch_variant *p = &prefetch_variants[r->variant];
-        printf("  %2dx%-2d %-11s %dx%-6d %9.4f %6.1f%%", sides[k], sides[k],
+        printf("  %2dx%-2d %-11s %dx%-6d %9.4f %6.1f%%", sw->sides[k], sw->sides[k],
                prefetch_path_name(p->path), p->out_x, p->out_y, r->ms, r->pct);
         if (r->ms_global_only > 0.0)
             printf(" %11.2fx", r->ms_global_only / r->ms);
         else
             printf(" %12s", "-");
-        for (int b = 0; b < baseline_count; ++b)
+        for (int b = 0; b < sw->baseline_count; ++b)
             if (r->ms_baseline[b] > 0.0)
                 printf(" %9.2fx", r->ms_baseline[b] / r->ms);
             else
@@ -265,93 +204,101 @@ static void print_table(const int *sides, int side_count, const struct best *res
     }
 }
 
-static void save_winners(const char *path, const char *gpu, const int *sides, int side_count,
-                         const struct best *results, int width, int height) {
-    FILE *f = fopen(path, "w");
-    if (!f) wb_die(WB_EXIT_USAGE, "cannot write the tuning results to '%s'", path);
+static void save_winners(const struct sweep *sw, int width, int height) {
+    struct cudaDeviceProp prop;
+    current_gpu(&prop);
+    FILE *f = fopen(sw->save_path, "w");
+    if (!f) wb_die(WB_EXIT_USAGE, "cannot write the tuning results to '%s'", sw->save_path);
     fprintf(f, "# gpu,mask side,path,outputs x,outputs y,median ms,%% of copy,image\n");
-    for (int k = 0; k < side_count; ++k) {
-        const struct best *r = &results[sides[k]];
+    for (int k = 0; k < sw->side_count; ++k) {
+        const struct best *r = &sw->best[k];
         if (r->variant < 0) continue;
         const struct prefetch_variant *p = &prefetch_variants[r->variant];
-        fprintf(f, "%s,%d,%s,%d,%d,%.6f,%.2f,%dx%d\n", gpu, sides[k], prefetch_path_name(p->path),
-                p->out_x, p->out_y, r->ms, r->pct, width, height);
+        fprintf(f, "%s,%d,%s,%d,%d,%.6f,%.2f,%dx%d\n", prop.name, sw->sides[k],
+                prefetch_path_name(p->path), p->out_x, p->out_y, r->ms, r->pct, width, height);
     }
-    if (fclose(f)) wb_die(WB_EXIT_USAGE, "cannot write the tuning results to '%s'", path);
-    printf("saved the winners to %s; the normal run uses them on this GPU\n", path);
+    if (fclose(f)) wb_die(WB_EXIT_USAGE, "cannot write the tuning results to '%s'", sw->save_path);
+    printf("saved the winners to %s; the normal run uses them on this GPU\n", sw->save_path);
 }
 
-int tuner_run(const struct cli_options *opt, const char *save_path,
+/* After each image and mask: keep the fastest variant and the baselines' times; after the last
+ * mask of an image size, print its table; after the last size, save (if nothing failed). */
+static void collect(void *context, int width, int height, const struct mask *mask,
+                    const struct conv2d_variant *list, int count,
+                    const struct variant_result *results, double copy_gbps) {
+    (void)mask;
+    (void)list;
+    struct sweep *sw = context;
+    int side = sw->configurations_done++ % sw->side_count;
+    struct best *best = &sw->best[side];
+    memset(best, 0, sizeof *best);
+    best->variant = -1;
+    for (int i = 0; i < count; ++i) {
+        const struct variant_result *r = &results[i];
+        if (r->skipped) continue;
+        if (!r->passed) ++sw->failures;
+        if (!sw->timing || !r->passed) continue;
+        int v = sw->variant_of[i];
+        if (v < 0) {
+            best->ms_baseline[i] = r->time.median_ms;
+            continue;
+        }
+        if (prefetch_variants[v].path == PATH_GLOBAL_ONLY) best->ms_global_only = r->time.median_ms;
+        if (best->variant < 0 || r->time.median_ms < best->ms) {
+            best->variant = v;
+            best->ms = r->time.median_ms;
+            best->pct = 100.0 * r->gbps / copy_gbps;
+        }
+    }
+    if (side != sw->side_count - 1 || !sw->timing) return;
+    print_table(sw, width, height, copy_gbps);
+    /* The winners of the last --size are saved: give the standard size last. */
+    int last_size = sw->configurations_done == sw->size_count * sw->side_count;
+    if (last_size && sw->save_path && !sw->failures) save_winners(sw, width, height);
+}
+
+/* ---- tuner_run --------------------------------------------------------------------------- */
+
+int tuner_run(const struct cli_spec *spec, const struct cli_options *given, const char *save_path,
               const struct conv2d_variant *baselines, int baseline_count) {
-    char err[WB_ERR_LEN];
-    int sides[CLI_MAX_VALUES], side_count = 0, failures = 0;
-    int timing = opt->mode != CLI_MODE_CHECK;
-    if (baseline_count > MAX_BASELINES) wb_die(WB_EXIT_USAGE, "at most %d baselines", MAX_BASELINES);
-    if (opt->input || opt->output || opt->mask_file || opt->mask_kind != MASK_RANDOM)
+    if (baseline_count > TUNER_MAX_BASELINES)
+        wb_die(WB_EXIT_USAGE, "at most %d baselines", TUNER_MAX_BASELINES);
+    if (given->input || given->output || given->mask_file || given->mask_kind != MASK_RANDOM)
         wb_die(WB_EXIT_USAGE, "--tune uses random images and masks: drop --input, --output, "
                               "--mask and --mask-file");
-    if (opt->json) wb_die(WB_EXIT_USAGE, "--tune prints a table, not JSON: drop --json");
-    for (int k = 0; k < opt->mask_size_count; ++k) {
-        int w = (int)opt->mask_sizes[k].width, h = (int)opt->mask_sizes[k].height;
+    if (given->json) wb_die(WB_EXIT_USAGE, "--tune prints a table, not JSON: drop --json");
+    struct cli_options opt = *given;
+    if (!opt.mask_width_given) { /* every compiled size */
+        opt.mask_size_count = 0;
+        for (int side = MIN_SIDE; side <= MAX_SIDE; ++side)
+            if (prefetch_has_variants(side, side)) {
+                struct cli_size size = {side, side};
+                opt.mask_sizes[opt.mask_size_count++] = size;
+            }
+    }
+    struct sweep sw;
+    memset(&sw, 0, sizeof sw);
+    for (int k = 0; k < opt.mask_size_count; ++k) {
+        int w = (int)opt.mask_sizes[k].width, h = (int)opt.mask_sizes[k].height;
         if (w != h || !prefetch_has_variants(w, h))
             wb_die(WB_EXIT_USAGE, "--tune: mask %dx%d has no compiled variants; give square sizes "
-                   "2 to 7, 9, 11, 13, 15, 21, 25 or 31 (e.g. --mask-width 2:7)", w, h);
-        sides[side_count++] = w;
+                   "from %s (or no --mask-width: all of them)", w, h, tuner_mask_list());
+        sw.sides[sw.side_count++] = w;
     }
-    /* Everything given is valid: now the GPU. */
-    struct device_info dev;
-    device_probe(&dev);
-    const struct device_info *device = &dev;
-    struct best results[MAX_SIDE + 1];
-    for (int s = 0; s < opt->size_count; ++s) {
-        int width = (int)opt->sizes[s].width, height = (int)opt->sizes[s].height;
-        size_t plane = (size_t)width * height, row_bytes = (size_t)width * sizeof(float);
-        float *image = host_malloc(plane * sizeof(float), "image");
-        float *ref = host_malloc(plane * sizeof(float), "reference");
-        float *magnitude = host_malloc(plane * sizeof(float), "error bounds");
-        struct images im = {ref, magnitude, host_malloc(plane * sizeof(float), "GPU result"),
-                            host_malloc(plane * sizeof(float), "FFT error bounds")};
-        fill_uniform(image, plane, opt->seed, 0.0f, 1.0f);
-        struct sweep sw = {NULL, NULL, 0, width, height, 0, 0.0f, NULL, NULL};
-        size_t pitch_out;
-        sw.d_in = device_malloc_pitch(row_bytes, (size_t)height, &sw.pitch, "input image");
-        sw.d_out = device_malloc_pitch(row_bytes, (size_t)height, &pitch_out, "output image");
-        CUDA_CHECK(cudaMemcpy2D((void *)sw.d_in, sw.pitch, image, row_bytes, row_bytes,
-                                (size_t)height, cudaMemcpyHostToDevice));
-        double copy_gbps = timing ? copy_bandwidth_gbps(plane * sizeof(float), opt->reps) : 0.0;
-        printf("%s --tune on %s: %dx%d image, seed %llu%s\n", wb_program_name(), device->name,
-               width, height, (unsigned long long)opt->seed,
-               timing ? "" : " (verification only)");
-        for (int k = 0; k < side_count; ++k) {
-            struct mask mask;
-            if (mask_make(MASK_RANDOM, sides[k], sides[k], opt->seed + MASK_SEED_OFFSET + k, &mask,
-                          err))
-                wb_die(WB_EXIT_USAGE, "%s", err);
-            cpu_correlate_2d(image, width, height, mask.weights, mask.width, mask.height, ref,
-                             magnitude, 1);
-            sw.side = sides[k];
-            sw.fft_floor = verify_fft_floor(image, plane, mask.weights, mask.width * mask.height);
-            failures += sweep_side(opt, &sw, &mask, &im, baselines, baseline_count, copy_gbps,
-                                   &results[sides[k]]);
-            mask_free(&mask);
-        }
-        if (timing) {
-            print_table(sides, side_count, results, baselines, baseline_count, width, height,
-                        copy_gbps);
-            /* The winners of the last --size are saved: give the standard size last. */
-            if (save_path && s == opt->size_count - 1 && !failures)
-                save_winners(save_path, device->name, sides, side_count, results, width, height);
-        }
-        CUDA_CHECK(cudaFree((void *)sw.d_in));
-        CUDA_CHECK(cudaFree(sw.d_out));
-        free(im.uniform);
-        free(im.got);
-        free(magnitude);
-        free(ref);
-        free(image);
-    }
-    if (timing && failures) printf("nothing saved: a run failed verification\n");
+    sw.baselines = baselines;
+    sw.baseline_count = baseline_count;
+    sw.size_count = opt.size_count;
+    sw.timing = opt.mode != CLI_MODE_CHECK;
+    sw.save_path = save_path;
+    int most = baseline_count + prefetch_variant_count;
+    sw.candidates = host_malloc(sizeof *sw.candidates * most, "tuner candidates");
+    sw.variant_of = host_malloc(sizeof *sw.variant_of * most, "tuner candidates");
+    struct conv2d_observer observer = {kernels_for, collect, &sw};
+    conv2d_run(spec, &opt, NULL, 0, &observer);
+    if (sw.timing && sw.failures) printf("nothing saved: a run failed verification\n");
     printf("%s --tune: %s (%d runs failed verification)\n", wb_program_name(),
-           failures ? "FAIL" : "PASS", failures);
-    return failures ? WB_EXIT_FAIL : WB_EXIT_PASS;
+           sw.failures ? "FAIL" : "PASS", sw.failures);
+    free(sw.variant_of);
+    free(sw.candidates);
+    return sw.failures ? WB_EXIT_FAIL : WB_EXIT_PASS;
 }

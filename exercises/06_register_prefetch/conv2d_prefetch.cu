@@ -20,12 +20,12 @@
  * c_mask index is a constant the FMA reads straight from the constant bank. A register array
  * indexed by a value known only at run time would be moved to (slow) local memory instead.
  *
- *   row_of                    the address of row y of a pitched image
  *   conv2d_prefetch_kernel    prefetch the window, multiply-add, store
  *   conv2d_prefetch_launch    grid geometry, precondition checks
  */
+#include "constant_mask.cuh"
 #include "conv2d_prefetch.h"
-#include "cuda_check.h"
+#include "pitched.cuh"
 
 namespace {
 
@@ -35,11 +35,6 @@ constexpr int WINDOW = OUT + MASK - 1;                // 4: input window side
 constexpr int BLOCK_X = 32, BLOCK_Y = 8;              // threads per block
 
 __constant__ float c_mask[MASK * MASK];
-
-// The pitch is in bytes: step through a char pointer, then view the row as floats.
-__device__ const float *row_of(const float *image, size_t pitch, int y) {
-    return (const float *)((const char *)image + (size_t)y * pitch);
-}
 
 __global__ void conv2d_prefetch_kernel(const float *__restrict__ in, float *__restrict__ out,
                                        size_t pitch, int width, int height) {
@@ -65,9 +60,9 @@ __global__ void conv2d_prefetch_kernel(const float *__restrict__ in, float *__re
     // ---- TODO 2 end
 
     // ---- TODO 3 begin: store the outputs that lie inside the image
-    // Write sum[oy][ox] to output (x0 + ox, y0 + oy), i.e. ((float *)row_of(out, pitch,
-    // y0 + oy))[x0 + ox], but only when that output lies inside the image: the last threads
-    // of a row or column own outputs past the edge when the size is not a multiple of 2.
+    // Write sum[oy][ox] to output (x0 + ox, y0 + oy), i.e. row_of(out, pitch, y0 + oy)[x0 + ox],
+    // but only when that output lies inside the image: the last threads of a row or column own
+    // outputs past the edge when the size is not a multiple of 2.
     // ---- TODO 3 end
 }
 
@@ -78,10 +73,7 @@ const char *conv2d_prefetch_refuses(int mask_w, int mask_h) {
 }
 
 void conv2d_prefetch_set_mask(const float *h_mask, int mask_w, int mask_h) {
-    if (conv2d_prefetch_refuses(mask_w, mask_h))
-        wb_die(WB_EXIT_USAGE, "conv2d_prefetch_set_mask: mask %dx%d, expected %dx%d", mask_w,
-               mask_h, MASK, MASK);
-    CUDA_CHECK(cudaMemcpyToSymbol(c_mask, h_mask, MASK * MASK * sizeof(float)));
+    upload_constant_mask("conv2d_prefetch_set_mask", c_mask, h_mask, mask_w, mask_h, MASK, MASK);
 }
 
 void conv2d_prefetch_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,

@@ -16,27 +16,20 @@
  *     |   +-------------------+   |
  *     +---------------------------+
  * Images are pitched: row y starts `pitch` BYTES after row y-1, so rows are addressed with
- * row_of() and never as y * width.
+ * row_of() (common/pitched.cuh) and never as y * width.
  *
- *   row_of                  the address of row y of a pitched image
  *   conv2d_tiled_kernel     load the input tile, barrier, compute the output tile
  *   conv2d_tiled_launch     grid geometry, shared-memory size, precondition checks
  */
+#include "constant_mask.cuh"
 #include "conv2d_tiled.h"
-#include "cuda_check.h"
+#include "pitched.cuh"
 
 static __constant__ float c_mask[CONV2D_MAX_MASK_SIDE * CONV2D_MAX_MASK_SIDE];
 
 void conv2d_tiled_set_mask(const float *h_mask, int mask_w, int mask_h) {
-    if (mask_w < 1 || mask_h < 1 || mask_w > CONV2D_MAX_MASK_SIDE || mask_h > CONV2D_MAX_MASK_SIDE)
-        wb_die(WB_EXIT_USAGE, "conv2d_tiled_set_mask: mask %dx%d is outside 1..%d per side", mask_w,
-               mask_h, CONV2D_MAX_MASK_SIDE);
-    CUDA_CHECK(cudaMemcpyToSymbol(c_mask, h_mask, (size_t)mask_w * mask_h * sizeof(float)));
-}
-
-// The pitch is in bytes: step through a char pointer, then view the row as floats.
-__device__ const float *row_of(const float *image, size_t pitch, int y) {
-    return (const float *)((const char *)image + (size_t)y * pitch);
+    upload_constant_mask("conv2d_tiled_set_mask", c_mask, h_mask, mask_w, mask_h,
+                         CONV2D_MAX_MASK_SIDE, CONV2D_MAX_MASK_SIDE);
 }
 
 __global__ void conv2d_tiled_kernel(const float *in, float *out, size_t pitch, int width,
@@ -70,7 +63,7 @@ __global__ void conv2d_tiled_kernel(const float *in, float *out, size_t pitch, i
             for (int j = 0; j < mask_w; ++j)
                 sum += c_mask[i * mask_w + j] *
                        s_tile[(threadIdx.y + i) * blockDim.x + threadIdx.x + j];
-        ((float *)row_of(out, pitch, out_y))[out_x] = sum;
+        row_of(out, pitch, out_y)[out_x] = sum;
     }
     // ---- TODO 4 end
 }

@@ -1,14 +1,15 @@
-# chapter_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures set). Sizes include 1x1, 1xN, Nx1 and sizes that are no
+# battery_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
+# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
+# $block_min, $block_max, $block_needed). Sizes include 1x1, 1xN, Nx1 and sizes that are no
 # multiple of any tile; pitched rows are wider than the image (1000 floats = 4000 bytes are
 # padded to a 4096-byte pitch); every square mask up to the maximum, odd and even, plus
 # non-square ones; PNGs of 1 to 4 channels; random data and masks drawn fresh each run.
-# Chapter 05's tiled kernel takes masks up to 15x15; chapter 06's program goes to 31x31 (its
-# exercise kernel is built for 3x3 only, so its guard runs a 3x3 mask).
-case $nn in
-06) max_side=31 guard_mask=3 sanitize_block=32 ;;
-*) max_side=15 guard_mask=5 sanitize_block=16 ;;
-esac
+# The guard runs the chapter's default mask, the one its exercise kernel is built for.
+max_side=$max_width
+# Sanitizer runs use blocks of 16 (or what the largest mask needs), small enough to cut many
+# tile seams in a 100x37 image.
+sanitize_block=16
+[ "$block_needed" -gt 16 ] && sanitize_block=$block_needed
 usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
 usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5
 usage_error "ch${nn}_size_too_wide" "out of range" "$solution" --size 70000x1
@@ -22,8 +23,7 @@ usage_error "ch${nn}_mask_file_too_big" "at most ${max_side}x${max_side}" \
 usage_error "ch${nn}_mask_file_mismatch" "is 3x3 but --mask-width is 5x5" \
     "$solution" --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
 usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_block_over_max" "out of range" "$solution" --block 33
-usage_error "ch${nn}_block_below_mask" "smaller than the 5x5 mask" "$solution" --block 4 --mask-width 5
+usage_error "ch${nn}_block_over_max" "out of range" "$solution" --block $((block_max + 1))
 usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_image.png"
 usage_error "ch${nn}_input_not_png" "not a PNG" "$solution" --input "$fixtures/not_a_png.png"
 usage_error "ch${nn}_input_truncated_png" "truncated|corrupt" "$solution" --input "$fixtures/truncated.png"
@@ -46,7 +46,7 @@ battery() {
         --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
     add "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 8192x8192 \
         --mask-width "3,4,7,$max_side"
-    for block in 1 8 15 16 17 32; do
+    for block in $block_min 8 15 16 17 $block_max; do
         widths="1:$max_side"
         [ $block -lt $max_side ] && widths="1:$block"
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
@@ -62,7 +62,7 @@ battery() {
     done
     add "ch${nn}_${kind}_photo" "$labels" "$binary" --check --input "$root/data/images/coffee.png" \
         --mask-width "1:$max_side"
-    for tool in memcheck racecheck; do
+    for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
         add "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check \
             --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block $sanitize_block
@@ -79,14 +79,9 @@ add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote 
     --output "$b/out/ch${nn}_gray_blur.npy"
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size 1000x777 \
     --mask-file "$fixtures/mask_3x3.txt"
-add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" -- \
-    "$solution" --size 1024x768 --reps 20
-add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "vs naive" -- \
-    "$solution" --bench --size 1024x1024 --mask-width 3,5 --reps 20
-add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
-    "$solution" --check --json --size 100x100 --mask-width 3
-add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "error map" -- \
-    "$exercise" --check --size 100x37 --mask-width $guard_mask
+# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
+guard_size=100x37 guard_pattern="error map"
 add "ch${nn}_solution_alpha_passthrough" "gpu;ch$nn;solution" "$root/tests/alpha_passthrough.sh" \
     "$solution" "$b/imginfo" "$fixtures/rgba8_17x3.png" "$b/out/ch${nn}_rgba_alpha.png"
 # cudaMallocPitch pads a row of 1000 floats (4000 bytes) to a wider pitch on every current GPU.

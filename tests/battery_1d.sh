@@ -1,18 +1,13 @@
-# chapter_1d.sh: the tests every 1D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures set). Lengths straddle warp and block boundaries; every mask
+# battery_1d.sh: the tests every 1D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
+# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
+# $block_min, $block_max, $block_needed). Lengths straddle warp and block boundaries; every mask
 # width from 1 to the maximum runs at each length up to 2^20, with random data and a random mask
 # drawn fresh on every run (the seed is printed).
-max_width=63
-# Block sizes at their limits: 1 (or, where each thread loads at most one halo cell, 31, the
-# halo of the widest mask), a warp, a warp plus one, a non-power of two, and the maximum.
-blocks="1 32 33 96 1024"
-case $chapter in
-03_*)
-    blocks="31 32 33 96 1024"
-    usage_error "ch${nn}_block_below_halo" "smaller than the 31-element left halo" \
-        "$solution" --block 30 --mask-width 63
-    ;;
-esac
+#
+# Block sizes at their limits: the smallest the chapter's kernel takes with the widest mask (1,
+# or 31 where each thread loads at most one halo cell), a warp, a warp plus one, a non-power of
+# two, and the maximum.
+blocks="$block_needed 32 33 96 $block_max"
 usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
 usage_error "ch${nn}_positional_argument" "unexpected argument" "$solution" 4097
 usage_error "ch${nn}_length_zero" "out of range" "$solution" --size 0
@@ -73,23 +68,21 @@ battery exercise "$exercise"
 add "ch${nn}_solution_input_npy" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*chirp_derivative" -- \
     "$solution" --check --input "$root/data/signals/chirp_4099.npy" \
     --mask-file "$root/data/masks/derivative_5.txt" --output "$b/out/ch${nn}_chirp_derivative.npy"
-add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" -- \
-    "$solution" --size 1048576 --reps 20
-add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "vs CPU 1T.*" -- \
-    "$solution" --bench --size 1048576 --mask-width 5,31 --reps 20
-add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
-    "$solution" --check --json --size 1000 --mask-width 7
-add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "FAIL" -- \
-    "$exercise" --check --size 4097 --mask-width 5
-# compute-sanitizer: memcheck for every chapter; racecheck where blocks share memory (a
-# missing __syncthreads() usually still gives right answers, but racecheck sees the hazard).
+# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+modes_size=1048576 bench_masks=5,31 bench_pattern="vs CPU 1T.*" json_size=1000 json_mask=7
+guard_size=4097 guard_pattern="FAIL"
+# compute-sanitizer, the tools the registry names: memcheck for every chapter; racecheck where
+# blocks share memory (a missing __syncthreads() usually still gives right answers, but
+# racecheck sees the hazard).
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
-    add "ch${nn}_${kind}_memcheck" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" memcheck \
-        "$binary" --check --size 1,33,4097 --mask-width "1:$max_width" --block 33
-    case $chapter in 03_* | 04_*)
-        add "ch${nn}_${kind}_racecheck" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" racecheck \
-            "$binary" --check --size 33,4097 --mask-width "1,2,5,31,$max_width" --block 64 ;;
-    esac
+    for tool in $sanitizers; do
+        case $tool in
+        memcheck) args="--size 1,33,4097 --mask-width 1:$max_width --block 33" ;;
+        racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
+        esac
+        add "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" $tool "$binary" \
+            --check $args
+    done
 done

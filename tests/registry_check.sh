@@ -1,0 +1,86 @@
+#!/bin/sh
+# registry_check.sh: the chapter registry, tried the way a maintainer uses it.
+#
+#   tests/registry_check.sh new ROOT       a throwaway chapter 07, added in a copy of the tree by
+#                                           the steps of README.md "Adding a chapter" (chapter
+#                                           01's files under a new name, one chapter.mk), builds
+#                                           and gets exactly the tests chapter 01 gets
+#   tests/registry_check.sh unknown ROOT   what the registry does not know stops the build or
+#                                           the test generator with a message: a chapter with no
+#                                           entry, a folder with no chapter.mk, an unknown key, a
+#                                           dimension with no battery
+# Works in a temporary copy (removed on exit); needs the built chapter 01 program in ROOT/build.
+set -u
+mode=$1 root=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+    echo "registry_check: $*"
+    exit 1
+}
+# expect_refusal PATTERN COMMAND...: COMMAND must fail, saying PATTERN.
+expect_refusal() {
+    pattern=$1
+    shift
+    if out=$("$@" 2>&1); then fail "accepted, should refuse: $*"; fi
+    printf '%s\n' "$out" | grep -q -- "$pattern" || fail "refused without saying '$pattern': $out"
+    echo "registry_check: refused as it should: $(printf '%s\n' "$out" | grep -- "$pattern" | head -1)"
+}
+
+# The copy: sources, and the built common library and chapter 01 (timestamps kept, so make
+# rebuilds nothing of theirs).
+(cd "$root" && tar cf - Makefile common chapters solutions exercises tests data) | (cd "$tmp" && tar xf -)
+mkdir -p "$tmp/build"
+for built in common libworkbook.a ch01_basic_1d ch01_basic_1d_exercise; do
+    [ -e "$root/build/$built" ] || fail "$root/build/$built is not built (run make)"
+    cp -a "$root/build/$built" "$tmp/build/"
+done
+
+case $mode in
+new)
+    # Steps 1-3 of "Adding a chapter", with chapter 01's kernel as the new chapter's.
+    new=07_throwaway
+    mkdir -p "$tmp/chapters/$new" "$tmp/solutions/$new" "$tmp/exercises/$new"
+    cp "$root/chapters/01_basic_1d/conv1d_basic.h" "$tmp/chapters/$new/"
+    sed 's/"ch01_basic_1d"/"ch07_throwaway"/' "$root/chapters/01_basic_1d/main.c" >"$tmp/chapters/$new/main.c"
+    cp "$root/solutions/01_basic_1d/conv1d_basic.cu" "$tmp/solutions/$new/"
+    cp "$root/exercises/01_basic_1d/conv1d_basic.cu" "$tmp/exercises/$new/"
+    printf 'uses =\nlibs =\nsanitizers = memcheck\n' >"$tmp/chapters/$new/chapter.mk"
+    make -s -C "$tmp" help | grep -q "chapters:.* $new" || fail "make does not list $new"
+    # One architecture is enough to prove the build (and keeps this test quick without a GPU).
+    make -s -C "$tmp" SM=80 "build/ch$new" "build/ch${new}_exercise" >"$tmp/build.log" 2>&1 ||
+        { cat "$tmp/build.log"; fail "the new chapter does not build"; }
+    sh "$tmp/tests/ctest_list.sh" "$tmp" "01_basic_1d $new" >"$tmp/list.cmake" ||
+        fail "the test generator refused the new chapter"
+    names() { sed -n "s/^add_test(ch$1_\([^ ]*\) .*/\1/p" "$tmp/list.cmake" | sort; }
+    names 01 >"$tmp/ch01.names"
+    names 07 >"$tmp/ch07.names"
+    count=$(wc -l <"$tmp/ch07.names")
+    [ "$count" -ge 40 ] || fail "chapter 07 got only $count tests"
+    diff "$tmp/ch01.names" "$tmp/ch07.names" || fail "chapter 07's tests differ from chapter 01's"
+    grep -q "add_test(ch07_solution_length_4097 .*build/ch${new}\"" "$tmp/list.cmake" ||
+        fail "chapter 07's battery does not run build/ch$new"
+    echo "registry_check: PASS: $new builds and gets the same $count tests as chapter 01"
+    ;;
+unknown)
+    gen="$tmp/tests/ctest_list.sh"
+    expect_refusal "no registry entry" sh "$gen" "$tmp" "01_basic_1d 99_nope"
+    mkdir "$tmp/chapters/08_unregistered"
+    expect_refusal "08_unregistered/ has no chapter.mk" make -s -C "$tmp" help
+    rmdir "$tmp/chapters/08_unregistered"
+    printf 'uses =\nsanitiser = memcheck\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
+    expect_refusal "not a known 'key = value' line: sanitiser = memcheck" sh "$gen" "$tmp" 01_basic_1d
+    printf 'uses =\nsanitizers = memcheck valgrind\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
+    expect_refusal "no tool 'valgrind'" sh "$gen" "$tmp" 01_basic_1d
+    printf 'uses = 42_none\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
+    expect_refusal "uses '42_none', which is no chapter" make -s -C "$tmp" help
+    # A program whose --spec says 3-D, before any 3D battery exists.
+    mkdir -p "$tmp/chapters/98_volume"
+    printf 'uses =\nsanitizers = memcheck\n' >"$tmp/chapters/98_volume/chapter.mk"
+    printf '#!/bin/sh\nprintf "dims=3\\n"\n' >"$tmp/build/ch98_volume"
+    chmod +x "$tmp/build/ch98_volume"
+    expect_refusal "is 3-D, and there is no" sh "$gen" "$tmp" 98_volume
+    echo "registry_check: PASS"
+    ;;
+*) fail "mode must be new or unknown, not '$mode'" ;;
+esac
