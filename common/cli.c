@@ -271,22 +271,26 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
 
 int block_rule_minimum(enum block_rule rule, int mask_w, int mask_h) {
     switch (rule) {
-    case BLOCK_COVERS_HALO: return mask_w / 2 > 1 ? mask_w / 2 : 1;
-    case BLOCK_COVERS_MASK: return mask_w > mask_h ? mask_w : mask_h;
-    default: return 1;
+    case BLOCK_COVERS_HALO:
+        return mask_w / 2 > 1 ? mask_w / 2 : 1;
+    case BLOCK_COVERS_MASK:
+        return mask_w > mask_h ? mask_w : mask_h;
+    default:
+        return 1;
     }
 }
 
 void cli_print_spec(FILE *out, const struct cli_spec *spec) {
-    static const char *const rule_names[] = {
-        [BLOCK_ANY] = "any", [BLOCK_COVERS_HALO] = "covers_halo", [BLOCK_COVERS_MASK] = "covers_mask"};
+    static const char *const rule_names[] = {[BLOCK_ANY] = "any",
+                                             [BLOCK_COVERS_HALO] = "covers_halo",
+                                             [BLOCK_COVERS_MASK] = "covers_mask"};
     fprintf(out, "program=%s\ndims=%d\n", spec->program, spec->dims);
     fprintf(out, "mask_max=%ldx%ld\nmask_default=%ldx%ld\n", spec->max_mask.width,
             spec->max_mask.height, spec->default_mask.width, spec->default_mask.height);
-    fprintf(out, "block_min=%d\nblock_max=%d\nblock_default=%d\nblock_rule=%s\n",
-            spec->min_block, spec->max_block, spec->default_block, rule_names[spec->block_rule]);
-    int needed = block_rule_minimum(spec->block_rule, (int)spec->max_mask.width,
-                                    (int)spec->max_mask.height);
+    fprintf(out, "block_min=%d\nblock_max=%d\nblock_default=%d\nblock_rule=%s\n", spec->min_block,
+            spec->max_block, spec->default_block, rule_names[spec->block_rule]);
+    int needed =
+        block_rule_minimum(spec->block_rule, (int)spec->max_mask.width, (int)spec->max_mask.height);
     fprintf(out, "block_min_at_mask_max=%d\n", needed > spec->min_block ? needed : spec->min_block);
     fprintf(out, "tune=%d\ntune_masks=%s\n", spec->allows_tune,
             spec->allows_tune && spec->tune_masks ? spec->tune_masks : "");

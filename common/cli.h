@@ -57,12 +57,12 @@ struct cli_spec {
     struct cli_size default_mask; /* default mask width (x height) */
     struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */
     int default_block, min_block, max_block;
-    int block_power_of_two;    /* --block must be a power of two */
+    int block_power_of_two;     /* --block must be a power of two */
     enum block_rule block_rule; /* the chapter's own kernel's rule (the harness sets it from the
                                    kernel's declaration; --help and --spec state it) */
-    int allows_tune;           /* the chapter has an autotuner: accept --tune */
-    const char *tune_masks;    /* with allows_tune: the mask sizes it can tune, "2:7,9" */
-    const char *input_formats; /* "a 1-D float32 .npy" for --help and errors */
+    int allows_tune;            /* the chapter has an autotuner: accept --tune */
+    const char *tune_masks;     /* with allows_tune: the mask sizes it can tune, "2:7,9" */
+    const char *input_formats;  /* "a 1-D float32 .npy" for --help and errors */
 };
 
 enum cli_mode { CLI_MODE_RUN, CLI_MODE_CHECK, CLI_MODE_BENCH };
@@ -71,7 +71,7 @@ struct cli_options {
     struct cli_size sizes[CLI_MAX_VALUES];
     int size_count; /* 0 when --input is given */
     struct cli_size mask_sizes[CLI_MAX_VALUES];
-    int mask_size_count; /* 0 with --mask-file and no --mask-width: the file decides */
+    int mask_size_count;  /* 0 with --mask-file and no --mask-width: the file decides */
     int mask_width_given; /* --mask-width was on the command line (else the default is set) */
     enum mask_kind mask_kind;
     const char *mask_file;      /* NULL unless --mask-file */

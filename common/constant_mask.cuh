@@ -23,8 +23,8 @@ void upload_constant_mask(const char *caller, const float (&c_mask)[N], const fl
                           int mask_w, int mask_h, int max_w, int max_h) {
     if (mask_w < 1 || mask_h < 1 || mask_w > max_w || mask_h > max_h ||
         (size_t)mask_w * (size_t)mask_h > N)
-        wb_die(WB_EXIT_USAGE, "%s: mask %dx%d is outside 1x1..%dx%d", caller, mask_w, mask_h,
-               max_w, max_h);
+        wb_die(WB_EXIT_USAGE, "%s: mask %dx%d is outside 1x1..%dx%d", caller, mask_w, mask_h, max_w,
+               max_h);
     CUDA_CHECK(cudaMemcpyToSymbol(c_mask, h_mask, (size_t)mask_w * mask_h * sizeof(float)));
 }
 

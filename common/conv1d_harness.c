@@ -1,6 +1,7 @@
 /* conv1d_harness.c: the 1D chapters' host program (see conv1d_harness.h).
- * Sections in order: inputs (signal, mask), one configuration (reference, GPU run, verify,
- * timing), reporting (text and JSON), and conv1d_chapter_main tying them together. */
+ * Sections in order: inputs (the signal), one configuration (the hooks harness.c's loop calls:
+ * select, launch, check, output; the CPU reference), reporting (text and JSON), and
+ * conv1d_chapter_main tying them together. */
 #include "conv1d_harness.h"
 
 #include <math.h>
@@ -180,8 +181,15 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     cpu_correlate_1d(signal->values, n, mask->weights, mask->width, ref, magnitude, 1);
 
     /* The host side of every CUDA program: allocate, copy in, (launch), copy out, free. */
-    struct run_1d run = {variants, NULL, {NULL, NULL, NULL}, mask, ref, magnitude, got, (int)n,
-                         opt->block, opt->output, human};
+    struct run_1d run = {.variants = variants,
+                         .mask = mask,
+                         .ref = ref,
+                         .magnitude = magnitude,
+                         .got = got,
+                         .n = (int)n,
+                         .block = opt->block,
+                         .output = opt->output,
+                         .human = human};
     run.d.in = device_malloc(bytes, "input signal");
     run.d.mask = device_malloc((size_t)mask->width * sizeof(float), "mask");
     run.d.out = device_malloc(bytes, "output signal");
@@ -191,9 +199,18 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
 
     if (opt->mode != CLI_MODE_BENCH)
         fprintf(human, "n=%zu mask=%s block=%d\n", n, mask->name, opt->block);
-    struct configuration c = {opt, human, variant_count, mask->width, 1,
-                              2.0 * bytes + mask->width * sizeof(float), 0.0, &run, rules_1d,
-                              select_1d, check_1d, launch_1d, write_output_1d};
+    struct configuration c = {.opt = opt,
+                              .human = human,
+                              .variant_count = variant_count,
+                              .mask_w = mask->width,
+                              .mask_h = 1,
+                              .bytes_moved = 2.0 * bytes + mask->width * sizeof(float),
+                              .context = &run,
+                              .rules = rules_1d,
+                              .select = select_1d,
+                              .check = check_1d,
+                              .launch = launch_1d,
+                              .write_output = write_output_1d};
     if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
     struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");
     int failures = harness_run_configuration(&c, results);
@@ -202,8 +219,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         struct cpu_job single = {signal, mask, ref, 0}, openmp = {signal, mask, ref, 1};
         cpu_single_ms = host_time(run_cpu_reference, &single, CPU_REPS_SINGLE).median_ms;
         cpu_openmp_ms = host_time(run_cpu_reference, &openmp, CPU_REPS_OPENMP).median_ms;
-        print_bench_rows(human, variants, variant_count, results, n, mask, opt->block,
-                         c.copy_gbps, cpu_single_ms, cpu_openmp_ms);
+        print_bench_rows(human, variants, variant_count, results, n, mask, opt->block, c.copy_gbps,
+                         cpu_single_ms, cpu_openmp_ms);
     }
     if (opt->json)
         for (int v = 0; v < variant_count; ++v)

@@ -1,6 +1,7 @@
 /* conv2d_harness.c: the 2D chapters' host program (see conv2d_harness.h).
- * Sections in order: inputs (image, masks), the pitched device image, one configuration
- * (reference, GPU run, verify, error map, output, timing), reporting, conv2d_chapter_main. */
+ * Sections in order: inputs (the image), the pitched device image, one configuration (the hooks
+ * harness.c's loop calls: select, launch on every plane, check with the error map, output; the
+ * CPU reference), reporting, conv2d_run and conv2d_chapter_main. */
 #include "conv2d_harness.h"
 
 #include <math.h>
@@ -192,10 +193,10 @@ static struct variant_result check_2d(void *context) {
     if (run->variant->fft_points) {
         size_t count = shape.width * shape.height * (size_t)shape.channels;
         uniform = host_malloc(count * sizeof(float), "FFT error bounds");
-        terms = verify_fft_rule(magnitude, count,
-                                run->variant->fft_points(run->in.width, run->in.height,
-                                                         mask->width, mask->height),
-                                run->fft_floor, uniform);
+        terms = verify_fft_rule(
+            magnitude, count,
+            run->variant->fft_points(run->in.width, run->in.height, mask->width, mask->height),
+            run->fft_floor, uniform);
         magnitude = uniform;
     }
     r.passed = verify_outputs(run->got, run->ref, magnitude, shape, terms,
@@ -279,14 +280,25 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
 
     /* Pitched device images: rows padded to the driver's alignment, copied row by row. */
     char error_map[512];
-    snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", wb_program_name(),
-             width, height, mask->width, mask->height);
-    struct run_2d run = {variants, NULL, device_image_alloc(width, height, planes, "input image"),
-                         device_image_alloc(width, height, planes, "output image"), planes,
-                         opt->block, mask, ref, magnitude, got,
-                         verify_fft_floor(in->img.data, plane * planes, mask->weights,
-                                          mask->width * mask->height),
-                         in, opt->output, error_map, human};
+    snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", wb_program_name(), width,
+             height, mask->width, mask->height);
+    struct run_2d run = {
+        .variants = variants,
+        .in = device_image_alloc(width, height, planes, "input image"),
+        .out = device_image_alloc(width, height, planes, "output image"),
+        .planes = planes,
+        .block = opt->block,
+        .mask = mask,
+        .ref = ref,
+        .magnitude = magnitude,
+        .got = got,
+        .fft_floor = verify_fft_floor(in->img.data, plane * planes, mask->weights,
+                                      mask->width * mask->height),
+        .image = in,
+        .output = opt->output,
+        .error_map = error_map,
+        .human = human,
+    };
     size_t row_bytes = (size_t)width * sizeof(float);
     CUDA_CHECK(cudaMemcpy2D(run.in.data, run.in.pitch, in->img.data, row_bytes, row_bytes,
                             (size_t)height * planes, cudaMemcpyHostToDevice));
@@ -297,9 +309,18 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                 "block %d\n",
                 width, height, planes, planes == 1 ? "" : "s", run.in.pitch, row_bytes, mask->name,
                 opt->block);
-    struct configuration c = {opt, human, variant_count, mask->width, mask->height,
-                              2.0 * bytes, 0.0, &run, rules_2d, select_2d, check_2d,
-                              launch_all_planes, write_output_2d};
+    struct configuration c = {.opt = opt,
+                              .human = human,
+                              .variant_count = variant_count,
+                              .mask_w = mask->width,
+                              .mask_h = mask->height,
+                              .bytes_moved = 2.0 * bytes,
+                              .context = &run,
+                              .rules = rules_2d,
+                              .select = select_2d,
+                              .check = check_2d,
+                              .launch = launch_all_planes,
+                              .write_output = write_output_2d};
     if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
     struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");
     int failures = harness_run_configuration(&c, results);
@@ -307,8 +328,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job cpu = {&in->img, planes, mask, ref};
         cpu_ms = host_time(run_cpu_reference, &cpu, CPU_REPS).median_ms;
-        print_bench_rows(human, variants, variant_count, results, in, mask, opt->block,
-                         c.copy_gbps, cpu_ms);
+        print_bench_rows(human, variants, variant_count, results, in, mask, opt->block, c.copy_gbps,
+                         cpu_ms);
     }
     if (opt->json)
         for (int v = 0; v < variant_count; ++v)
@@ -316,8 +337,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                 print_json(spec, opt, device->name, variants[v].label, in, mask, &results[v],
                            c.copy_gbps, cpu_ms);
     if (observer && observer->results)
-        observer->results(observer->context, width, height, mask, variants, variant_count,
-                          results, c.copy_gbps);
+        observer->results(observer->context, width, height, mask, variants, variant_count, results,
+                          c.copy_gbps);
     CUDA_CHECK(cudaFree(run.in.data));
     CUDA_CHECK(cudaFree(run.out.data));
     free(results);

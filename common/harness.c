@@ -51,8 +51,8 @@ static void check_mask_file(const struct cli_spec *spec, const struct cli_option
                m->width, m->height, max_w, max_h);
     if (opt->mask_size_count == 1 &&
         (opt->mask_sizes[0].width != m->width || opt->mask_sizes[0].height != m->height))
-        wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d but --mask-width is %ldx%ld", path,
-               m->width, m->height, opt->mask_sizes[0].width, opt->mask_sizes[0].height);
+        wb_die(WB_EXIT_USAGE, "mask file '%s' is %dx%d but --mask-width is %ldx%ld", path, m->width,
+               m->height, opt->mask_sizes[0].width, opt->mask_sizes[0].height);
 }
 
 struct mask *harness_make_masks(const struct cli_spec *spec, const struct cli_options *opt,

@@ -73,6 +73,11 @@ void drop_padded_copies() {
 
 // Rebuilt for a new mask, because the pad width depends on it, and because the harness may hand
 // the next image in a buffer at the same address.
+// Where pixel (0, 0) of the image sits inside its zero-padded copy.
+float *image_origin(const padded_plane &p) {
+    return row_of(p.data, p.pitch, state.mask_h / 2) + state.mask_w / 2;
+}
+
 const padded_plane &padded_copy(const float *d_in, size_t pitch, int width, int height) {
     for (const padded_plane &p : state.planes)
         if (p.source == d_in && p.width == width && p.height == height) return p;
@@ -83,10 +88,8 @@ const padded_plane &padded_copy(const float *d_in, size_t pitch, int width, int 
     p.data = (float *)device_malloc_pitch((size_t)pad_w * sizeof(float), pad_h, &p.pitch,
                                           "NPP zero-padded input");
     CUDA_CHECK(cudaMemset2D(p.data, p.pitch, 0, (size_t)pad_w * sizeof(float), pad_h));
-    char *origin = (char *)p.data + (size_t)(state.mask_h / 2) * p.pitch +
-                   (size_t)(state.mask_w / 2) * sizeof(float);
-    CUDA_CHECK(cudaMemcpy2D(origin, p.pitch, d_in, pitch, (size_t)width * sizeof(float), height,
-                            cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpy2D(image_origin(p), p.pitch, d_in, pitch, (size_t)width * sizeof(float),
+                            height, cudaMemcpyDeviceToDevice));
     p.source = d_in;
     p.width = width;
     p.height = height;
@@ -227,9 +230,8 @@ void npp_filter_launch(const float *d_in, float *d_out, size_t pitch, int width,
                state.mask_w, state.mask_h);
     const padded_plane &p = padded_copy(d_in, pitch, width, height);
     const NppiSize padded_size = {width + mask_w - 1, height + mask_h - 1};
-    const float *origin = row_of(p.data, p.pitch, mask_h / 2) + mask_w / 2;
     const NppStatus status =
-        filter(origin, (int)p.pitch, padded_size, NppiPoint{mask_w / 2, mask_h / 2}, d_out,
+        filter(image_origin(p), (int)p.pitch, padded_size, NppiPoint{mask_w / 2, mask_h / 2}, d_out,
                (int)pitch, NppiSize{width, height}, state.d_kernel, mask_w, mask_h);
     if (status != NPP_SUCCESS)
         wb_die(WB_EXIT_FAIL, "nppiFilterBorder_32f_C1R_Ctx failed with NPP status %d", (int)status);

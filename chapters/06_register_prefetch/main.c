@@ -3,7 +3,7 @@
  *
  *   run      build/ch06_register_prefetch                  8192 x 8192, random 3x3 mask
  *   yours    build/ch06_register_prefetch_exercise --check (or: make check CH=06)
- *   tune     build/ch06_register_prefetch --tune        (every compiled size; saves build/ch06_tuned.csv)
+ *   tune     build/ch06_register_prefetch --tune     (every compiled size; build/ch06_tuned.csv)
  *   verify   build/ch06_register_prefetch --tune --check --size 1000x777,8191x4097 --mask-width 2:7
  *   compare  build/ch06_register_prefetch --mask-width 3,5,7,9,15,21,31   (where FFT wins)
  *   bench    build/ch06_register_prefetch --bench --mask-width 3,5,7
@@ -78,9 +78,7 @@ int main(int argc, char **argv) {
 #endif
         fft,
         tiled,
-        {.label = "naive global",
-         .set_mask = conv2d_naive_set_mask,
-         .launch = conv2d_naive_launch},
+        {.label = "naive global", .set_mask = conv2d_naive_set_mask, .launch = conv2d_naive_launch},
     };
     const struct conv2d_variant baselines[] = {
         tiled,
