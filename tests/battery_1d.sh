@@ -38,8 +38,8 @@ usage_error "ch${nn}_input_and_size" "not both" "$solution" --input "$fixtures/s
 usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
     "$solution" --input "$fixtures/signal_33.npy" --output "$fixtures/../fixtures/signal_33.npy"
 usage_error "ch${nn}_output_png" "write .npy" "$solution" --output "$b/out/x.png"
-usage_error "ch${nn}_block_zero" "out of range" "$solution" --block 0
-usage_error "ch${nn}_block_too_big" "out of range" "$solution" --block 1025
+usage_error "ch${nn}_block_zero" "out of range" "$solution" --block $((block_min - 1))
+usage_error "ch${nn}_block_too_big" "out of range" "$solution" --block $((block_max + 1))
 usage_error "ch${nn}_reps_too_few" "out of range" "$solution" --reps 5
 usage_error "ch${nn}_seed_not_number" "not a whole number" "$solution" --seed 0x10
 usage_error "ch${nn}_check_and_bench" "not both" "$solution" --check --bench
