@@ -13,6 +13,7 @@
 
 #include "data_gen.h"
 #include "image_io.h"
+#include "safe_output.h"
 
 /* A whole decimal number filling all of text, within [lo, hi]. */
 static int parse_long(const char *option, const char *text, long lo, long hi, long *value,
@@ -201,8 +202,11 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                             opt->sizes[k].height, (size_t)IMAGE_MAX_PIXELS);
     if (opt->output && (opt->size_count > 1 || opt->mask_size_count > 1))
         return wb_error(err, "--output needs a single --size and --mask-width");
-    if (cli_check_output_path(opt->input, opt->output, err)) return -1;
-    if (cli_check_output_path(opt->mask_file, opt->output, err)) return -1;
+    /* The files this run reads: no writer of the program may replace them (safe_output.h). */
+    if (safe_output_protect(opt->input, err) || safe_output_protect(opt->mask_file, err)) return -1;
+    char why[WB_ERR_LEN];
+    if (opt->output && safe_output_check(opt->output, why))
+        return wb_error(err, "--output %s", why);
     if (!opt->input && !opt->size_count) {
         opt->sizes[0] = spec->default_size;
         opt->size_count = 1;
@@ -294,19 +298,6 @@ void cli_print_spec(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "block_min_at_mask_max=%d\n", needed > spec->min_block ? needed : spec->min_block);
     fprintf(out, "tune=%d\ntune_masks=%s\n", spec->allows_tune,
             spec->allows_tune && spec->tune_masks ? spec->tune_masks : "");
-}
-
-int cli_check_output_path(const char *input, const char *output, char *err) {
-    if (!input || !output) return 0;
-    struct stat in_stat, out_stat;
-    if (strcmp(input, output) == 0 ||
-        (stat(input, &in_stat) == 0 && stat(output, &out_stat) == 0 &&
-         in_stat.st_dev == out_stat.st_dev && in_stat.st_ino == out_stat.st_ino))
-        return wb_error(err,
-                        "--output '%s' is the same file as input '%s': refusing to "
-                        "overwrite an input",
-                        output, input);
-    return 0;
 }
 
 int cli_has_extension(const char *path, const char *ext) {

@@ -99,10 +99,6 @@ void cli_print_help(FILE *out, const struct cli_spec *spec);
  * again. */
 void cli_print_spec(FILE *out, const struct cli_spec *spec);
 
-/* 0 if `output` names a different file from `input` (or either is NULL), else -1 with a message:
- * no program of the workbook ever overwrites its input. */
-int cli_check_output_path(const char *input, const char *output, char *err);
-
 /* 1 if path ends with the extension ext (".npy"), case-insensitive. */
 int cli_has_extension(const char *path, const char *ext);
 

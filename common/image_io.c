@@ -4,8 +4,8 @@
  *   libpng hooks              error, warning and I/O callbacks: libpng's messages end up in err,
  *                             never on stderr, and every libpng error longjmps to one place
  *   image_load_png            signature, IHDR against the limits, transforms, rows -> planes
- *   image_save_png            planes -> 8-bit rows into "<path>.tmp", renamed over path at the end
- *                             (temp_path and commit_temp, which npy_save_f32 uses too)
+ *   image_save_png            planes -> 8-bit rows into a safe_output temporary, renamed over path
+ *                             at the end (npy_save_f32 likewise)
  *   npy helpers               shape formatting and element count, strict header-dict parser
  *   npy_save_f32              version 1.0 header padded to 64 bytes, then the raw floats
  *   npy_load_f32              magic, version, header dict, size checks against the file, payload
@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "safe_output.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "image_io.c reads and writes .npy payloads in host byte order, which must be little-endian"
@@ -269,30 +271,6 @@ static int png_save_body(png_structp png, png_infop info, FILE *fp, const struct
     return 0;
 }
 
-/* "<path>.tmp", malloc'ed; NULL when out of memory. */
-static char *temp_path(const char *path) {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
-    if (tmp) {
-        memcpy(tmp, path, len);
-        memcpy(tmp + len, ".tmp", 5);
-    }
-    return tmp;
-}
-
-/* Closes fp and moves tmp over path; on any failure (rc != 0 coming in included) removes tmp
- * instead, so path is either the old file or the complete new one. Returns the final rc. */
-static int commit_temp(FILE *fp, const char *tmp, const char *path, int rc, char *err) {
-    /* ferror catches write errors the PNG writer's flush callback could not report. */
-    if (ferror(fp) && rc == 0) rc = wb_error(err, "cannot write '%s': %s", path, strerror(errno));
-    if (fclose(fp) != 0 && rc == 0)
-        rc = wb_error(err, "cannot write '%s': %s", path, strerror(errno));
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = wb_error(err, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-    if (rc != 0) remove(tmp);
-    return rc;
-}
-
 int image_save_png(const char *path, const struct image *img, char *err) {
     if (img->channels < 1 || img->channels > 4 || !img->data || img->width < 1 || img->height < 1 ||
         img->width > IMAGE_MAX_DIM || img->height > IMAGE_MAX_DIM ||
@@ -300,19 +278,12 @@ int image_save_png(const char *path, const struct image *img, char *err) {
         return wb_error(err, "cannot save '%s': not a valid %dx%d image with %d channels", path,
                         img->width, img->height, img->channels);
 
-    char *tmp = temp_path(path);
     png_bytep row = malloc((size_t)img->width * (size_t)img->channels);
-    if (!tmp || !row) {
-        free(tmp);
+    if (!row) return wb_error(err, "cannot save '%s': out of memory", path);
+    struct safe_output out;
+    if (safe_output_open(&out, path, err)) {
         free(row);
-        return wb_error(err, "cannot save '%s': out of memory", path);
-    }
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp) {
-        int rc = wb_error(err, "cannot create '%s': %s", tmp, strerror(errno));
-        free(tmp);
-        free(row);
-        return rc;
+        return -1;
     }
 
     struct png_context ctx = {path, err, 1};
@@ -323,10 +294,9 @@ int image_save_png(const char *path, const struct image *img, char *err) {
     if (!info)
         rc = wb_error(err, "cannot save '%s': out of memory for the PNG encoder", path);
     else
-        rc = png_save_body(png, info, fp, img, row);
+        rc = png_save_body(png, info, out.fp, img, row);
     png_destroy_write_struct(&png, &info);
-    rc = commit_temp(fp, tmp, path, rc, err);
-    free(tmp);
+    rc = safe_output_commit(&out, rc, err);
     free(row);
     return rc;
 }
@@ -502,22 +472,14 @@ int npy_save_f32(const char *path, const float *data, int ndim, const size_t *sh
     memset(header + 10 + dict_len, ' ', total - 1 - 10 - (size_t)dict_len);
     header[total - 1] = '\n';
 
-    /* Same temporary-file dance as the PNG writer: a failed save leaves no half file. */
-    char *tmp = temp_path(path);
-    if (!tmp) return wb_error(err, "cannot save '%s': out of memory", path);
-    FILE *fp = fopen(tmp, "wb");
-    if (!fp) {
-        int rc = wb_error(err, "cannot create '%s': %s", tmp, strerror(errno));
-        free(tmp);
-        return rc;
-    }
+    /* Through a temporary file, like the PNG writer: a failed save leaves no half file. */
+    struct safe_output out;
+    if (safe_output_open(&out, path, err)) return -1;
     int rc = 0;
-    if (fwrite(header, 1, total, fp) != total ||
-        (count > 0 && fwrite(data, sizeof(float), count, fp) != count))
+    if (fwrite(header, 1, total, out.fp) != total ||
+        (count > 0 && fwrite(data, sizeof(float), count, out.fp) != count))
         rc = wb_error(err, "cannot write '%s': %s", path, strerror(errno));
-    rc = commit_temp(fp, tmp, path, rc, err);
-    free(tmp);
-    return rc;
+    return safe_output_commit(&out, rc, err);
 }
 
 /* ---- npy load ----------------------------------------------------------------------------- */

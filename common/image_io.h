@@ -9,8 +9,9 @@
  *
  * Loaders check everything they read (signature, header, declared sizes against the limits below,
  * truncation) before they allocate, so a hostile file gets a one-line error, never a crash; a
- * failed load leaves nothing to free (*img zeroed, *data NULL). Savers write PATH.tmp and rename
- * it to PATH at the end, so a failed write never leaves a half-written file behind.
+ * failed load leaves nothing to free (*img zeroed, *data NULL). Savers write through
+ * safe_output.h: a fresh temporary file beside PATH, renamed to PATH at the end, refused when
+ * PATH is an input of the run; a failed write never leaves a half-written file behind.
  * All functions return 0 on success and -1 on failure with a message in err[WB_ERR_LEN].
  */
 #ifndef IMAGE_IO_H

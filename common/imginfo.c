@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "image_io.h"
+#include "safe_output.h"
 
 static void print_range(const char *label, const float *values, size_t count) {
     double lo = DBL_MAX, hi = -DBL_MAX, sum = 0.0;
@@ -64,8 +65,7 @@ int main(int argc, char **argv) {
         print_range(names[img.channels - 1][c], img.data + c * plane, plane);
     if (convert) {
         size_t shape[3] = {(size_t)img.channels, (size_t)img.height, (size_t)img.width};
-        if (cli_check_output_path(path, argv[3], err) ||
-            npy_save_f32(argv[3], img.data, 3, shape, err))
+        if (safe_output_protect(path, err) || npy_save_f32(argv[3], img.data, 3, shape, err))
             wb_die(WB_EXIT_USAGE, "%s", err);
         printf("wrote %s\n", argv[3]);
     }

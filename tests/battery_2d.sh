@@ -79,6 +79,9 @@ add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote 
     --output "$b/out/ch${nn}_gray_blur.npy"
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size 1000x777 \
     --mask-file "$fixtures/mask_3x3.txt"
+# --output never destroys a file (safe_output.h), checked through the real program.
+add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
+    "$solution" "$fixtures/gray8_13x7.png" "$b/out/ch${nn}_output_safety"
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
 modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
 guard_size=100x37 guard_pattern="error map"

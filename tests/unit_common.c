@@ -1,7 +1,8 @@
 /* unit_common.c: tests of the host-side common modules (no GPU needed).
  *
  *   usage: unit_common [SECTION [DIR]]   SECTION is one of rng, masks, mask_files, reference,
- *                                        verify, cli (or all, the default); temporary files go
+ *                                        verify, cli, safe_output (or all, the default);
+ *                                        temporary files go
  *                                        to DIR (default /tmp/unit_common_scratch, created if
  *                                        missing)
  *
@@ -28,9 +29,11 @@
 #include "image_io.h"
 #include "masks.h"
 #include "reference.h"
+#include "safe_output.h"
 #include "verify.h"
 #include "workbook.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
@@ -1452,13 +1455,6 @@ static void test_cli(void) {
     REFUSED(&spec_1d, "--output", "--input", in_path, "--output", dot_path);  /* ./ prefix */
     REFUSED(&spec_1d, "--output", "--mask-file", mask_path, "--output", mask_path);
 
-    /* cli_check_output_path on its own. */
-    char err[WB_ERR_LEN] = "";
-    CHECK(cli_check_output_path(NULL, out_path, err) == 0);
-    CHECK(cli_check_output_path(in_path, NULL, err) == 0);
-    CHECK(cli_check_output_path(in_path, out_path, err) == 0);
-    CHECK(cli_check_output_path(in_path, link_path, err) == -1 && contains(err, link_path));
-
     /* cli_has_extension: a real suffix after something, any case. */
     CHECK(cli_has_extension("out.npy", ".npy") == 1);
     CHECK(cli_has_extension("dir/OUT.NPY", ".npy") == 1);
@@ -1472,6 +1468,103 @@ static void test_cli(void) {
 
 /* ---- main --------------------------------------------------------------------------------- */
 
+/* ---- safe output files ---------------------------------------------------------------------- */
+
+/* The whole file as a string (up to size - 1 bytes); "" when it cannot be read. */
+static const char *file_text(const char *path, char *buffer, size_t size) {
+    buffer[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f) return buffer;
+    size_t n = fread(buffer, 1, size - 1, f);
+    buffer[n] = '\0';
+    fclose(f);
+    return buffer;
+}
+
+/* Writes text through safe_output; returns safe_output's result. */
+static int safe_write(const char *path, const char *text, char *err) {
+    struct safe_output out;
+    if (safe_output_open(&out, path, err)) return -1;
+    fputs(text, out.fp);
+    return safe_output_commit(&out, 0, err);
+}
+
+/* Files in the scratch folder whose name starts with ".<name>." (leftover temporaries). */
+static int leftover_temporaries(const char *name) {
+    char prefix[256];
+    snprintf(prefix, sizeof prefix, ".%s.", name);
+    DIR *dir = opendir(scratch_dir);
+    int count = 0;
+    for (struct dirent *e; dir && (e = readdir(dir));)
+        count += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (dir) closedir(dir);
+    return count;
+}
+
+static void test_safe_output(void) {
+    char err[WB_ERR_LEN], text[256];
+    char input[512], victim[512], out[512], link_path[512], dotted[512], tmp_named[512];
+    write_text(input, "safe_input.png", "the input");
+    write_text(victim, "safe_victim.txt", "the victim");
+    CHECK(safe_output_protect(input, err) == 0);
+    CHECK(safe_output_protect(input, err) == 0); /* the same file twice: one entry */
+    CHECK(safe_output_protect(NULL, err) == 0);
+
+    /* The input itself, a hard link to it, a path through "..", a symbolic link to it. */
+    CHECK(safe_write(input, "x", err) == -1 && contains(err, "refusing to overwrite an input"));
+    scratch_path(link_path, "safe_input_hardlink.png");
+    remove(link_path);
+    CHECK(link(input, link_path) == 0);
+    CHECK(safe_write(link_path, "x", err) == -1 && contains(err, "same file as input"));
+    snprintf(dotted, sizeof dotted, "%s/../%s/safe_input.png", scratch_dir,
+             strrchr(scratch_dir, '/') + 1);
+    CHECK(safe_write(dotted, "x", err) == -1);
+    scratch_path(link_path, "safe_input_symlink.png");
+    remove(link_path);
+    CHECK(symlink(input, link_path) == 0);
+    CHECK(safe_write(link_path, "x", err) == -1);
+    CHECK(strcmp(file_text(input, text, sizeof text), "the input") == 0);
+
+    /* The old fixed temporary names are harmless now: an input called OUT.tmp, and OUT.tmp as a
+     * symbolic link to another file, are both left alone. */
+    scratch_path(out, "safe_out.png");
+    write_text(tmp_named, "safe_out.png.tmp", "input named like a temporary");
+    CHECK(safe_output_protect(tmp_named, err) == 0);
+    CHECK(safe_write(out, "new contents", err) == 0);
+    CHECK(strcmp(file_text(tmp_named, text, sizeof text), "input named like a temporary") == 0);
+    remove(tmp_named);
+    CHECK(symlink(victim, tmp_named) == 0);
+    CHECK(safe_write(out, "newer contents", err) == 0);
+    CHECK(strcmp(file_text(victim, text, sizeof text), "the victim") == 0);
+    CHECK(strcmp(file_text(out, text, sizeof text), "newer contents") == 0);
+
+    /* A symbolic link at the output path is replaced, never followed. */
+    scratch_path(link_path, "safe_out_link.png");
+    remove(link_path);
+    CHECK(symlink(victim, link_path) == 0);
+    CHECK(safe_write(link_path, "through no link", err) == 0);
+    CHECK(strcmp(file_text(victim, text, sizeof text), "the victim") == 0);
+    struct stat st;
+    CHECK(lstat(link_path, &st) == 0 && S_ISREG(st.st_mode));
+
+    /* A failed write leaves the old file and no temporary; so does a directory that does not
+     * exist (with a message naming the path). */
+    struct safe_output o;
+    CHECK(safe_output_open(&o, out, err) == 0);
+    fputs("half", o.fp);
+    CHECK(safe_output_commit(&o, -1, err) == -1);
+    CHECK(strcmp(file_text(out, text, sizeof text), "newer contents") == 0);
+    CHECK(leftover_temporaries("safe_out.png") == 0);
+    char missing[512];
+    scratch_path(missing, "no_such_dir/out.png");
+    CHECK(safe_write(missing, "x", err) == -1 && contains(err, "no_such_dir/out.png"));
+    CHECK(safe_write("", "x", err) == -1 && safe_write("dir/", "x", err) == -1);
+    /* The permissions a new file gets, not mkstemp's 0600. */
+    mode_t mask = umask(022);
+    CHECK(safe_write(out, "mode", err) == 0 && stat(out, &st) == 0 && (st.st_mode & 0777) == 0644);
+    umask(mask);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -1480,7 +1573,8 @@ static const struct {
                 {"mask_files", test_mask_files},
                 {"reference", test_reference},
                 {"verify", test_verify},
-                {"cli", test_cli}};
+                {"cli", test_cli},
+                {"safe_output", test_safe_output}};
 enum { SECTION_COUNT = sizeof sections / sizeof sections[0] };
 
 int main(int argc, char **argv) {

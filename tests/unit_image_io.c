@@ -22,6 +22,7 @@
 #include "check.h"
 #include "image_io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <png.h>
 #include <signal.h>
@@ -37,6 +38,20 @@
 /* ---- helpers ------------------------------------------------------------------------------ */
 
 static const char *test_dir = "/tmp/unit_image_io";
+
+/* Temporaries the savers left beside path (safe_output names them ".<name>.XXXXXX"). */
+static int temporaries_left(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char dir[512], prefix[256];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    snprintf(prefix, sizeof prefix, ".%s.", slash ? slash + 1 : path);
+    DIR *d = opendir(dir);
+    int count = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        count += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    if (d) closedir(d);
+    return count;
+}
 
 /* The path of a test file; each call site owns its buffer. */
 static char *path_of(char out[512], const char *name) {
@@ -451,10 +466,9 @@ static void test_png_save(void) {
     static const int color_type_byte[5] = {-1, 0, 4, 2, 6}; /* gray, gray+alpha, RGB, RGBA */
     for (int channels = 1; channels <= 4; ++channels) {
         int before = check_failed, w = 13, h = 7;
-        char name[64], path[512], tmp[520];
+        char name[64], path[512];
         snprintf(name, sizeof name, "save_%dch.png", channels);
         path_of(path, name);
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
         struct image img, back;
         CHECK(image_alloc(&img, w, h, channels, err) == 0);
         size_t n = (size_t)w * h * channels;
@@ -468,7 +482,7 @@ static void test_png_save(void) {
             img.data[(i * 37) % n] = specials[i];
 
         CHECK(image_save_png(path, &img, err) == 0);
-        CHECK(!file_exists(tmp));
+        CHECK(temporaries_left(path) == 0);
         size_t len = 0;
         unsigned char *bytes = read_bytes(path, &len);
         CHECK(bytes && len > 33);
@@ -496,7 +510,7 @@ static void test_png_save(void) {
         for (size_t i = 0; i < n; ++i)
             img.data[i] = (float)(255 - i % 256) / 255.0f;
         CHECK(image_save_png(path, &img, err) == 0);
-        CHECK(!file_exists(tmp));
+        CHECK(temporaries_left(path) == 0);
         rc = image_load_png(path, &back, err);
         CHECK(rc == 0);
         if (rc == 0) {
@@ -530,10 +544,9 @@ static void test_png_save(void) {
 
     /* An unwritable target: -1, the path in the message, no file and no temporary left. */
     {
-        char path[512], tmp[520];
+        char path[512];
         struct image img;
         path_of(path, "no_such_dir/out.png");
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
         CHECK(image_alloc(&img, 2, 2, 1, err) == 0);
         for (int i = 0; i < 4; ++i)
             img.data[i] = 0.5f;
@@ -541,18 +554,17 @@ static void test_png_save(void) {
         CHECK(image_save_png(path, &img, err) == -1);
         CHECK(err[0] != '\0' && strstr(err, path) != NULL);
         printf("  refused as expected: %s\n", err);
-        CHECK(!file_exists(path) && !file_exists(tmp));
+        CHECK(!file_exists(path) && temporaries_left(path) == 0);
 
         /* A directory as target: the temporary file is written, the rename fails and the
          * temporary file is removed again. */
         path_of(path, "a_directory.png");
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
         mkdir(path, 0777);
         err[0] = '\0';
         CHECK(image_save_png(path, &img, err) == -1);
         CHECK(err[0] != '\0' && strstr(err, path) != NULL);
         printf("  refused as expected: %s\n", err);
-        CHECK(!file_exists(tmp));
+        CHECK(temporaries_left(path) == 0);
 
         /* An invalid image is refused before anything is created. */
         path_of(path, "invalid.png");
@@ -566,10 +578,9 @@ static void test_png_save(void) {
 
     /* A save that fails half way leaves the previous file as it was and no temporary file. */
     {
-        char path[512], tmp[520];
+        char path[512];
         struct image img, noise, back;
         path_of(path, "keep.png");
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
         CHECK(image_alloc(&img, 1, 1, 1, err) == 0);
         img.data[0] = 0.5f;
         CHECK(image_save_png(path, &img, err) == 0);
@@ -584,15 +595,16 @@ static void test_png_save(void) {
         unlimit_file_size();
         CHECK(rc == -1 && err[0] != '\0' && strstr(err, path) != NULL);
         printf("  refused as expected: %s\n", err);
-        CHECK(!file_exists(tmp));
+        CHECK(temporaries_left(path) == 0);
 
-        /* A directory squatting on the temporary name: the save fails, the directory stays. */
-        CHECK(mkdir(tmp, 0777) == 0);
-        err[0] = '\0';
-        CHECK(image_save_png(path, &noise, err) == -1);
-        CHECK(err[0] != '\0' && strstr(err, path) != NULL);
-        printf("  refused as expected: %s\n", err);
-        CHECK(rmdir(tmp) == 0);
+        /* A directory squatting on the old fixed temporary name ("keep.png.tmp") is left
+         * alone: the writer makes a fresh name of its own (safe_output.h). */
+        char squat_path[512], squat_tmp[520];
+        path_of(squat_path, "squat.png");
+        snprintf(squat_tmp, sizeof squat_tmp, "%s.tmp", squat_path);
+        CHECK(mkdir(squat_tmp, 0777) == 0);
+        CHECK(image_save_png(squat_path, &noise, err) == 0 && file_exists(squat_path));
+        CHECK(rmdir(squat_tmp) == 0 && temporaries_left(squat_path) == 0);
         image_free(&noise);
 
         rc = image_load_png(path, &back, err);
@@ -716,10 +728,9 @@ static void test_npy_roundtrip(void) {
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
         int before = check_failed;
-        char name[64], path[512], tmp[520], err[WB_ERR_LEN] = "";
+        char name[64], path[512], err[WB_ERR_LEN] = "";
         snprintf(name, sizeof name, "round_%zu.npy", k);
         path_of(path, name);
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
         size_t count = 1;
         for (int i = 0; i < cases[k].ndim; ++i)
             count *= cases[k].shape[i];
@@ -732,7 +743,7 @@ static void test_npy_roundtrip(void) {
             data[3] = -0.0f;
         }
         CHECK(npy_save_f32(path, data, cases[k].ndim, cases[k].shape, err) == 0);
-        CHECK(!file_exists(tmp));
+        CHECK(temporaries_left(path) == 0);
 
         /* The header must be NumPy's, byte for byte, padded to 64 with spaces and '\n'. */
         size_t len = 0;
@@ -789,9 +800,7 @@ static void test_npy_roundtrip(void) {
     CHECK(npy_save_f32(path, &one, 0, NULL, err) == -1 && strstr(err, path));
 
     /* A save that fails half way leaves the previous file as it was and no temporary file. */
-    char tmp[520];
     path_of(path, "keep.npy");
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     CHECK(npy_save_f32(path, &one, 0, NULL, err) == 0);
     enum { N = 4096 };
     static float many[N];
@@ -802,7 +811,7 @@ static void test_npy_roundtrip(void) {
     unlimit_file_size();
     CHECK(rc == -1 && err[0] != '\0' && strstr(err, path) != NULL);
     printf("  refused as expected: %s\n", err);
-    CHECK(!file_exists(tmp));
+    CHECK(temporaries_left(path) == 0);
     float *back = NULL;
     int ndim = -1;
     size_t shape[NPY_MAX_DIMS];

@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "masks.h"
 #include "prefetch_variants.h"
+#include "safe_output.h"
 
 enum { MIN_SIDE = PREFETCH_MIN_SIDE, MAX_SIDE = PREFETCH_MAX_SIDE };
 
@@ -207,17 +208,20 @@ static void print_table(const struct sweep *sw, int width, int height, double co
 static void save_winners(const struct sweep *sw, int width, int height) {
     struct cudaDeviceProp prop;
     current_gpu(&prop);
-    FILE *f = fopen(sw->save_path, "w");
-    if (!f) wb_die(WB_EXIT_USAGE, "cannot write the tuning results to '%s'", sw->save_path);
-    fprintf(f, "# gpu,mask side,path,outputs x,outputs y,median ms,%% of copy,image\n");
+    char err[WB_ERR_LEN];
+    struct safe_output out; /* a fresh temporary, renamed over the file when complete */
+    if (safe_output_open(&out, sw->save_path, err))
+        wb_die(WB_EXIT_USAGE, "cannot save the tuning results: %s", err);
+    fprintf(out.fp, "# gpu,mask side,path,outputs x,outputs y,median ms,%% of copy,image\n");
     for (int k = 0; k < sw->side_count; ++k) {
         const struct best *r = &sw->best[k];
         if (r->variant < 0) continue;
         const struct prefetch_variant *p = &prefetch_variants[r->variant];
-        fprintf(f, "%s,%d,%s,%d,%d,%.6f,%.2f,%dx%d\n", prop.name, sw->sides[k],
+        fprintf(out.fp, "%s,%d,%s,%d,%d,%.6f,%.2f,%dx%d\n", prop.name, sw->sides[k],
                 prefetch_path_name(p->path), p->out_x, p->out_y, r->ms, r->pct, width, height);
     }
-    if (fclose(f)) wb_die(WB_EXIT_USAGE, "cannot write the tuning results to '%s'", sw->save_path);
+    if (safe_output_commit(&out, 0, err))
+        wb_die(WB_EXIT_USAGE, "cannot save the tuning results: %s", err);
     printf("saved the winners to %s; the normal run uses them on this GPU\n", sw->save_path);
 }
 

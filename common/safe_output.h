@@ -1,0 +1,55 @@
+/* safe_output.h: writing an output file so that no input is ever lost.
+ *
+ *   safe_output_protect(path)   remember a file this run reads (--input, --mask-file): no
+ *                               writer of the process may replace it
+ *   safe_output_open            refuse a path that is (the same file as) a protected input, then
+ *                               create a new temporary file beside it with mkstemp
+ *   safe_output_commit          flush, close and rename the temporary over the path
+ *   safe_output_abandon         close and remove the temporary (the path is untouched)
+ *
+ * Why: a fixed temporary name ("out.png.tmp") can already exist as the input itself, as a hard
+ * link to it, or as a symbolic link to any file, and opening it for writing would destroy that
+ * file. mkstemp makes a fresh name and opens it with O_CREAT | O_EXCL, so it never opens or
+ * follows an existing path. Inputs are compared by device and inode, not by name, so "a/../x",
+ * hard links and symbolic links to an input are all caught. rename() replaces the path itself
+ * (a symbolic link at the path is replaced, never followed) and does so only after a complete
+ * write: the path holds either the old file or the whole new one.
+ */
+#ifndef SAFE_OUTPUT_H
+#define SAFE_OUTPUT_H
+
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SAFE_OUTPUT_MAX_PROTECTED 8
+
+struct safe_output {
+    FILE *fp;         /* write the contents here */
+    char *temp_path;  /* the temporary file, malloc'ed */
+    const char *path; /* where it goes on commit */
+};
+
+/* Records `path` (if it exists) as an input of this run. Returns 0, or -1 with a message when
+ * more than SAFE_OUTPUT_MAX_PROTECTED files are given. */
+int safe_output_protect(const char *path, char *err);
+
+/* 0 when `path` is no protected input (or does not exist), else -1 with a one-line message. */
+int safe_output_check(const char *path, char *err);
+
+/* safe_output_check, then a new temporary file in path's directory, open for binary writing
+ * with the permissions a new file would get (0666 less the umask). 0 or -1 with a message. */
+int safe_output_open(struct safe_output *out, const char *path, char *err);
+
+/* Completes the file: rc != 0 (the writer failed) or a failed flush, close or rename removes the
+ * temporary instead and keeps the first message. Returns the final rc. Frees temp_path. */
+int safe_output_commit(struct safe_output *out, int rc, char *err);
+
+void safe_output_abandon(struct safe_output *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
