@@ -1504,6 +1504,12 @@ static int leftover_temporaries(const char *name) {
 static void test_safe_output(void) {
     char err[WB_ERR_LEN], text[256];
     char input[512], victim[512], out[512], link_path[512], dotted[512], tmp_named[512];
+    /* A fresh start: an earlier run leaves links that write_text would follow. */
+    static const char *const names[] = {"safe_input.png", "safe_victim.txt", "safe_out.png",
+                                         "safe_out.png.tmp", "safe_out_link.png",
+                                         "safe_input_hardlink.png", "safe_input_symlink.png"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+        remove(scratch_path(link_path, names[k]));
     write_text(input, "safe_input.png", "the input");
     write_text(victim, "safe_victim.txt", "the victim");
     CHECK(safe_output_protect(input, err) == 0);
