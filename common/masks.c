@@ -153,8 +153,13 @@ int mask_load_file(const char *path, struct mask *out, char *err) {
     size_t line_cap = 0;
     int width = 0, height = 0, line_no = 0, first_row_line = 0, status = 0;
     if (!values || !row) status = wb_error(err, "out of memory reading '%s'", path);
-    while (!status && getline(&line, &line_cap, f) != -1) {
+    ssize_t length;
+    while (!status && (length = getline(&line, &line_cap, f)) != -1) {
         ++line_no;
+        if (strlen(line) != (size_t)length) { /* a text file holds no NUL byte */
+            status = wb_error(err, "%s:%d: holds a NUL byte: not a text mask file", path, line_no);
+            break;
+        }
         int count = parse_row(path, line_no, line, row, MASK_MAX_SIDE, err);
         if (count < 0) {
             status = -1;
@@ -174,7 +179,9 @@ int mask_load_file(const char *path, struct mask *out, char *err) {
     if (!status && height == 0) status = wb_error(err, "mask file '%s' holds no numbers", path);
     if (!status && !mask_alloc(out, width, height, err)) {
         memcpy(out->weights, values, sizeof(float) * width * height);
-        snprintf(out->name, sizeof out->name, "file %.40s", path);
+        char shown[48];
+        wb_printable(shown, sizeof shown, path); /* the name is printed in every result line */
+        snprintf(out->name, sizeof out->name, "file %.40s", shown);
     } else if (!status) {
         status = -1;
     }

@@ -4,10 +4,16 @@
  *   error messages  functions that can fail on bad input return 0 on success and -1 on failure,
  *                   writing one line (no trailing newline) into a caller's char[WB_ERR_LEN]
  *   wb_die()        print "<program>: <message>" on stderr and exit with the given code
+ *   wb_printable()  a string with its control characters written as \xNN: every message that
+ *                   wb_die and wb_error make passes through it, so a file name, a token or a
+ *                   header value from a hostile file can never break the one-line promise or
+ *                   send escape sequences to a terminal
  *   WB_COUNT()      elements of an array
  */
 #ifndef WORKBOOK_H
 #define WORKBOOK_H
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +34,10 @@ enum {
 /* Largest 1D mask width any chapter accepts (odd, so its halo of 31 fits the smallest block of
  * 32 threads used by the tiled chapters). */
 #define WB_MAX_MASK_WIDTH_1D 63
+
+/* Copies `in` into out[cap], control characters (bytes below 0x20, and 0x7f) as "\xNN",
+ * truncated before an escape would be cut; returns the length written. */
+size_t wb_printable(char *out, size_t cap, const char *in);
 
 /* Name printed in front of error messages; set once by main() (defaults to "workbook"). */
 void wb_set_program_name(const char *name);

@@ -44,6 +44,9 @@ usage_error imginfo_not_png "not a PNG" "$b/imginfo" "$fixtures/not_a_png.png"
 usage_error imginfo_truncated_png "truncated|corrupt" "$b/imginfo" "$fixtures/truncated.png"
 usage_error imginfo_huge_png "limit" "$b/imginfo" "$fixtures/huge_header.png"
 usage_error imginfo_truncated_npy "truncated|short|holds" "$b/imginfo" "$fixtures/truncated.npy"
+# What a hostile file or argument holds is echoed escaped: one clean line (expect_exit.sh).
+usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data" "$b/imginfo" \
+    "$fixtures/descr_control.npy"
 
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"

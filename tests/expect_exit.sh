@@ -5,7 +5,7 @@
 #
 # Passes (exit 0) when COMMAND exits with CODE and its output (stdout and stderr) matches the
 # extended regex REGEX (empty matches anything). For CODE 2 (bad input) stderr must also be
-# exactly one line: the workbook's promise of a one-line error. With --gpu an exit of 77 (no
+# exactly one line with no control characters: the workbook's promise of a one-line error. With --gpu an exit of 77 (no
 # usable GPU) is passed through, so CTest reports the test as skipped; without --gpu a 77 is a
 # failure, because CPU tests must never depend on a GPU.
 gpu=0
@@ -29,6 +29,11 @@ if [ -n "$pattern" ] && ! cat "$outfile" "$errfile" | grep -Eq -- "$pattern"; th
 fi
 if [ "$want" -eq 2 ] && [ "$(wc -l <"$errfile")" -ne 1 ]; then
     echo "expect_exit: expected a one-line error on stderr, got $(wc -l <"$errfile") lines"
+    exit 1
+fi
+# ... and a clean one: no control character (a carriage return, an escape sequence) inside it.
+if [ "$want" -eq 2 ] && tr -d '\n' <"$errfile" | LC_ALL=C grep -q '[[:cntrl:]]'; then
+    echo "expect_exit: the error line holds control characters"
     exit 1
 fi
 exit 0

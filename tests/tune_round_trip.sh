@@ -5,8 +5,8 @@
 #
 # 1. PROGRAM --tune on a small image writes SCRATCH_CSV (through WB_TUNED_FILE), one line per
 #    mask size for this GPU; 2. a normal run loads those lines and uses them; 3. a file tuned on
-#    another GPU, with a damaged line, loads nothing, says which line it ignored, and the run
-#    still passes on the untuned defaults. Exit 77 when there is no GPU.
+#    another GPU, with a damaged line and a line holding a NUL byte, loads nothing, says which
+#    lines it ignored, and the run still passes on the untuned defaults. Exit 77 when there is no GPU.
 program=$1 scratch=$2 other=$3
 rm -f "$scratch"
 out=$(WB_TUNED_FILE="$scratch" "$program" --tune --size 300x200 --mask-width 3,6 --reps 20 2>&1)
@@ -28,4 +28,6 @@ echo "$out"
 echo "$out" | grep -q ": 0 loaded from .*untuned defaults" ||
     { echo "tune_round_trip: another GPU's choices were used"; exit 1; }
 echo "$out" | grep -q "line 3 ignored" || { echo "tune_round_trip: the damaged line was not reported"; exit 1; }
+echo "$out" | grep -q "line 4 ignored: holds a NUL byte" ||
+    { echo "tune_round_trip: the line with a NUL byte was not reported"; exit 1; }
 echo "tune_round_trip: PASS"

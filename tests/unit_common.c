@@ -1501,7 +1501,23 @@ static int leftover_temporaries(const char *name) {
     return count;
 }
 
+/* wb_printable: control characters become \xNN, nothing else changes, and the result is
+ * truncated whole escapes at a time. */
+static void check_printable(void) {
+    char out[32];
+    CHECK(wb_printable(out, sizeof out, "plain text, UTF-8 \xc3\xa9") == 20 &&
+          strcmp(out, "plain text, UTF-8 \xc3\xa9") == 0);
+    wb_printable(out, sizeof out, "a\rb\nc\x1b[2J\x7f");
+    CHECK(strcmp(out, "a\\x0db\\x0ac\\x1b[2J\\x7f") == 0);
+    CHECK(wb_printable(out, 6, "ab\x1b") == 2 && strcmp(out, "ab") == 0); /* no half escape */
+    CHECK(wb_printable(out, 7, "ab\x1b") == 6 && strcmp(out, "ab\\x1b") == 0);
+    char err[WB_ERR_LEN];
+    wb_error(err, "token '%s'", "x\r\x1b");
+    CHECK(strcmp(err, "token 'x\\x0d\\x1b'") == 0);
+}
+
 static void test_safe_output(void) {
+    check_printable();
     char err[WB_ERR_LEN], text[256];
     char input[512], victim[512], out[512], link_path[512], dotted[512], tmp_named[512];
     /* A fresh start: an earlier run leaves links that write_text would follow. */

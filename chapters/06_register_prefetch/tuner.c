@@ -61,20 +61,33 @@ static int variant_for(int mask_w, int mask_h) {
     return chosen[mask_w] ? chosen[mask_w] - 1 : default_variant(mask_w);
 }
 
+/* One line of the tuning file is skipped: say which and why, on one clean line. */
+static void line_ignored(const char *path, int number, const char *why) {
+    char message[512], shown[512];
+    snprintf(message, sizeof message, "%s line %d ignored: %s", path, number, why);
+    wb_printable(shown, sizeof shown, message); /* the path and the file's words, escaped */
+    fprintf(stderr, "%s: %s\n", wb_program_name(), shown);
+}
+
 int tuned_load(const char *path, const char *gpu_name) {
     FILE *f = fopen(path, "r");
     if (!f) return 0;
-    char line[512];
+    char *line = NULL;
+    size_t capacity = 0;
+    ssize_t length;
     int loaded = 0, number = 0;
-    while (fgets(line, sizeof line, f)) {
+    while ((length = getline(&line, &capacity, f)) != -1) {
         ++number;
+        if (strlen(line) != (size_t)length) {
+            line_ignored(path, number, "holds a NUL byte");
+            continue;
+        }
         if (line[0] == '#' || line[0] == '\n') continue;
         char gpu[256], path_name[32];
         int side, out_x, out_y, found = 0;
         /* gpu,side,path,out_x,out_y,... ; the GPU name holds no commas */
         if (sscanf(line, "%255[^,],%d,%31[^,],%d,%d", gpu, &side, path_name, &out_x, &out_y) != 5) {
-            fprintf(stderr, "%s: %s line %d ignored: not gpu,side,path,x,y\n", wb_program_name(),
-                    path, number);
+            line_ignored(path, number, "not gpu,side,path,x,y");
             continue;
         }
         if (strcmp(gpu, gpu_name) != 0) continue; /* tuned on another GPU */
@@ -88,10 +101,14 @@ int tuned_load(const char *path, const char *gpu_name) {
                 found = 1;
             }
         }
-        if (!found)
-            fprintf(stderr, "%s: %s line %d ignored: no compiled variant %dx%d %s %dx%d\n",
-                    wb_program_name(), path, number, side, side, path_name, out_x, out_y);
+        if (!found) {
+            char why[96];
+            snprintf(why, sizeof why, "no compiled variant %dx%d %.31s %dx%d", side, side,
+                     path_name, out_x, out_y);
+            line_ignored(path, number, why);
+        }
     }
+    free(line);
     fclose(f);
     return loaded;
 }
