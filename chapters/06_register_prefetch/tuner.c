@@ -30,10 +30,12 @@ const char *tuner_mask_list(void) {
         if (!prefetch_has_variants(side, side)) continue;
         int last = side;
         while (last < MAX_SIDE && prefetch_has_variants(last + 1, last + 1)) ++last;
-        if (last - side >= 2)
-            used += snprintf(list + used, sizeof list - used, "%s%d:%d", used ? "," : "", side, last);
+        if (last - side < 2) last = side; /* two in a row read better as a list */
+        const char *comma = used ? "," : "";
+        if (last > side)
+            used += snprintf(list + used, sizeof list - used, "%s%d:%d", comma, side, last);
         else
-            last = side, used += snprintf(list + used, sizeof list - used, "%s%d", used ? "," : "", side);
+            used += snprintf(list + used, sizeof list - used, "%s%d", comma, side);
         side = last;
     }
     return list;
