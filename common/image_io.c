@@ -152,6 +152,23 @@ static int png_load_body(png_structp png, png_infop info, FILE *fp, const char *
                         path, (unsigned long)width, (unsigned long)height, IMAGE_MAX_DIM,
                         IMAGE_MAX_PIXELS);
 
+    /* Pixel rows are deflate-compressed, and deflate expands at most PNG_DEFLATE_MAX_RATIO to 1,
+     * so a file of S bytes holds at most about that many times S bytes of rows (a filter byte
+     * and the packed samples per row; interlacing only adds bytes). Refusing an image that needs
+     * more, here, before anything proportional to its size is allocated, keeps a tiny hostile
+     * file from committing gigabytes, and never refuses a real PNG. */
+    struct stat file;
+    size_t raw_row =
+        ((size_t)width * png_get_channels(png, info) * png_get_bit_depth(png, info) + 7) / 8;
+    double needed = (double)height * (double)(raw_row + 1);
+    if (fstat(fileno(fp), &file) == 0 &&
+        needed > (double)PNG_DEFLATE_MAX_RATIO * (double)file.st_size + 4096.0)
+        return wb_error(err,
+                        "'%s' declares %lux%lu pixels (%.0f bytes of rows) but is %lld bytes: "
+                        "deflate cannot expand more than %d:1, so the file is truncated or forged",
+                        path, (unsigned long)width, (unsigned long)height, needed,
+                        (long long)file.st_size, PNG_DEFLATE_MAX_RATIO);
+
     /* Expand everything to 8 or 16 bits per sample and real channels. After
      * png_set_expand_gray_1_2_4_to_8 a sample s of depth d becomes s * 255 / (2^d - 1) exactly
      * (libpng replicates the bits: 0b1 -> 0xff, 0b10 -> 0xaa, 0b0110 -> 0x66), so dividing by 255

@@ -25,6 +25,15 @@
 extern "C" {
 #endif
 
+/* Memory policy of the PNG loader: it allocates the float planes (width x height x channels x 4
+ * bytes) and its row buffer before decoding, so it first checks that the file can hold the image
+ * at all: the rows it declares (a filter byte and the packed samples each) must fit in
+ * PNG_DEFLATE_MAX_RATIO times the file's size, deflate's largest possible expansion. A tiny file
+ * that claims a huge image is refused before any large allocation; what a file that passes can
+ * make the loader commit is bounded by a fixed multiple of its size (at most 4 float bytes per
+ * decoded sample, 8 samples per byte at 1 bit). */
+#define PNG_DEFLATE_MAX_RATIO 1032
+
 /* Refuse images wider or taller than this, or with more pixels than IMAGE_MAX_PIXELS. */
 #define IMAGE_MAX_DIM 65536
 #define IMAGE_MAX_PIXELS ((size_t)1 << 28)

@@ -34,6 +34,8 @@ usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures
 usage_error "ch${nn}_input_not_png" "not a PNG" "$solution" --input "$fixtures/not_a_png.png"
 usage_error "ch${nn}_input_truncated_png" "truncated|corrupt" "$solution" --input "$fixtures/truncated.png"
 usage_error "ch${nn}_input_huge_png" "over the limit" "$solution" --input "$fixtures/huge_header.png"
+usage_error "ch${nn}_input_png_claims_too_much" "deflate cannot expand" "$solution" \
+    --input "$fixtures/tiny_claims_huge_rgba16_interlaced.png"
 usage_error "ch${nn}_input_npy_1d" "expected shape" "$solution" --input "$fixtures/signal_33.npy"
 usage_error "ch${nn}_input_npy_nan" "expected shape|non-finite" "$solution" --input "$fixtures/signal_nan.npy"
 usage_error "ch${nn}_output_bad_extension" "write a .png or a .npy" "$solution" --output "$b/out/x.bmp"

@@ -44,6 +44,12 @@ usage_error imginfo_not_png "not a PNG" "$b/imginfo" "$fixtures/not_a_png.png"
 usage_error imginfo_truncated_png "truncated|corrupt" "$b/imginfo" "$fixtures/truncated.png"
 usage_error imginfo_huge_png "limit" "$b/imginfo" "$fixtures/huge_header.png"
 usage_error imginfo_truncated_npy "truncated|short|holds" "$b/imginfo" "$fixtures/truncated.npy"
+# A 69-byte PNG that claims 2 GiB of interlaced RGBA16 rows is refused before any large
+# allocation; a real image compressed about as hard as deflate allows still loads.
+usage_error imginfo_png_claims_more_than_it_holds "deflate cannot expand" "$b/imginfo" \
+    "$fixtures/tiny_claims_huge_rgba16_interlaced.png"
+add imginfo_png_max_compression "cpu" "$expect" 0 "4096 x 4096, 1 channel" -- "$b/imginfo" \
+    "$fixtures/black_4096_max_compression.png"
 # What a hostile file or argument holds is echoed escaped: one clean line (expect_exit.sh).
 usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data" "$b/imginfo" \
     "$fixtures/descr_control.npy"
