@@ -86,7 +86,7 @@ COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all run test check clean help
+.PHONY: all run test check clean help fuzz
 .DEFAULT_GOAL := all
 
 all: $(COMMON_LIB) $(BUILD)/imginfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
@@ -161,6 +161,36 @@ run: all | $(BUILD)/out ## the main job: every chapter's run steps (chapters/NN_
 	done; \
 	written=$$(find $(BUILD)/out -newer $(BUILD)/.run_started -type f | sort | tr '\n' ' '); \
 	echo "make run: done$${written:+; files written: $$written}"
+
+# ---- fuzzing (not part of make test) ------------------------------------------------------------
+# Each loader's libFuzzer target (tests/fuzz/fuzz_load.c), built with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer, seeded from the fixtures and data/, runs FUZZ_SECONDS; a finding is
+# saved as build/fuzz/crash_<target>-* and stops make fuzz.
+FUZZ_TARGETS := png npy mask_file cli
+FUZZ_SECONDS ?= 60
+FUZZ_SOURCES := $(addprefix common/,workbook.c image_io.c masks.c cli.c data_gen.c safe_output.c)
+FUZZ_SEEDS.png := $(wildcard tests/fixtures/*.png data/patterns/*.png)
+FUZZ_SEEDS.npy := $(wildcard tests/fixtures/*.npy data/signals/*.npy)
+FUZZ_SEEDS.mask_file := $(wildcard tests/fixtures/mask_*.txt data/masks/*.txt)
+CLANG := $(shell command -v clang 2>/dev/null)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_load.c $(FUZZ_SOURCES) $(wildcard common/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  -DFUZZ_$(shell echo $* | tr a-z A-Z) -Icommon $(PNG_CFLAGS) $< $(FUZZ_SOURCES) -o $@ $(PNG_LIBS) -lm
+
+fuzz: ## FUZZ_SECONDS=60: fuzz every loader (clang, libFuzzer, sanitizers); not in make test
+	@if [ -z "$(CLANG)" ]; then echo "clang not found: make fuzz needs it (Debian/Ubuntu: apt-get install clang)"; exit 1; fi
+	@$(MAKE) -s $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+	@for t in $(FUZZ_TARGETS); do \
+	  corpus=$(BUILD)/fuzz/corpus_$$t; mkdir -p $$corpus; \
+	  case $$t in png) seeds="$(FUZZ_SEEDS.png)";; npy) seeds="$(FUZZ_SEEDS.npy)";; \
+	    mask_file) seeds="$(FUZZ_SEEDS.mask_file)";; *) seeds=;; esac; \
+	  [ -z "$$seeds" ] || cp $$seeds $$corpus/; \
+	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=65536 \
+	    -artifact_prefix=$(BUILD)/fuzz/crash_$$t- $$corpus > $(BUILD)/fuzz/fuzz_$$t.log 2>&1 || \
+	    { tail -30 $(BUILD)/fuzz/fuzz_$$t.log; echo "make fuzz: fuzz_$$t found a problem (log: $(BUILD)/fuzz/fuzz_$$t.log)"; exit 1; }; \
+	  echo "make fuzz: fuzz_$$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second' $(BUILD)/fuzz/fuzz_$$t.log), no finding"; \
+	done
 
 CTEST := $(shell command -v ctest 2>/dev/null)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
