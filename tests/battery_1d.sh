@@ -25,12 +25,6 @@ usage_error "ch${nn}_mask_file_wrong_count" "has 3 values but --mask-width is 5"
 usage_error "ch${nn}_mask_file_not_numbers" "not a number" "$solution" --mask-file "$fixtures/mask_words.txt"
 usage_error "ch${nn}_mask_file_nan" "not a finite" "$solution" --mask-file "$fixtures/mask_nan.txt"
 usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_mask_file_nul" "mask_nul.txt:2: holds a NUL byte" "$solution" \
-    --mask-file "$fixtures/mask_nul.txt"
-usage_error "ch${nn}_mask_file_escape" "\\\\x1b\\[31mred' is not a number" "$solution" \
-    --mask-file "$fixtures/mask_escape.txt"
-usage_error "ch${nn}_argument_escape" "\\\\x1b\\[2J' is not a whole number" "$solution" \
-    --seed "$(printf '12\033[2J')"
 usage_error "ch${nn}_mask_file_2d" "needs one row" "$solution" --mask-file "$fixtures/mask_3x3.txt"
 usage_error "ch${nn}_mask_file_too_wide" "at most $max_width" "$solution" --mask-file "$fixtures/mask_65.txt"
 usage_error "ch${nn}_mask_file_empty" "no numbers" "$solution" --mask-file "$fixtures/mask_empty.txt"

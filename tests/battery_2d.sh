@@ -23,12 +23,6 @@ usage_error "ch${nn}_mask_file_too_big" "at most ${max_side}x${max_side}" \
 usage_error "ch${nn}_mask_file_mismatch" "is 3x3 but --mask-width is 5x5" \
     "$solution" --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
 usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_mask_file_nul" "mask_nul.txt:2: holds a NUL byte" "$solution" \
-    --mask-file "$fixtures/mask_nul.txt"
-usage_error "ch${nn}_mask_file_escape" "\\\\x1b\\[31mred' is not a number" "$solution" \
-    --mask-file "$fixtures/mask_escape.txt"
-usage_error "ch${nn}_argument_escape" "\\\\x1b\\[2J' is not a whole number" "$solution" \
-    --seed "$(printf '12\033[2J')"
 usage_error "ch${nn}_block_over_max" "out of range" "$solution" --block $((block_max + 1))
 usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_image.png"
 usage_error "ch${nn}_input_not_png" "not a PNG" "$solution" --input "$fixtures/not_a_png.png"

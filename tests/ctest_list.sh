@@ -112,6 +112,13 @@ for chapter in $chapters; do
     [ "$block_needed" -gt "$block_min" ] &&
         usage_error "ch${nn}_block_below_rule" "--block $((block_needed - 1)) is smaller than" \
             "$solution" --block $((block_needed - 1)) --mask-width "$largest_mask"
+    # What a hostile file or argument holds comes back escaped, on one clean line.
+    usage_error "ch${nn}_mask_file_nul" "mask_nul.txt:2: holds a NUL byte" "$solution" \
+        --mask-file "$fixtures/mask_nul.txt"
+    usage_error "ch${nn}_mask_file_escape" "\\\\x1b\\[31mred' is not a number" "$solution" \
+        --mask-file "$fixtures/mask_escape.txt"
+    usage_error "ch${nn}_argument_escape" "\\\\x1b\\[2J' is not a whole number" "$solution" \
+        --seed "$(printf '12\033[2J')"
     . "$battery"
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
     # with the chapter's default mask, the one its exercise kernel is built for.
