@@ -56,8 +56,8 @@ struct run_1d {
     const struct conv1d_variant *variants, *variant;
     struct device_buffers d;
     const struct mask *mask;
-    const float *ref, *magnitude;
-    float *got;
+    const float *input, *ref, *magnitude;
+    float *got, *again; /* the result of the first launch, of the second */
     int n, block;
     const char *output;
     FILE *human;
@@ -79,21 +79,44 @@ static void launch_1d(void *context) {
     run->variant->launch(run->d.in, run->d.mask, run->d.out, run->n, run->mask->width, run->block);
 }
 
-/* Poison, launch once, copy back and verify. The output starts as all-ones bytes, a NaN, so an
- * output the kernel never wrote cannot pass. */
-static struct variant_result check_1d(void *context) {
-    struct run_1d *run = context;
+/* Poisons the output (all-ones bytes: a NaN, so an output the kernel never writes cannot
+ * pass), sets the mask, launches once and copies the result to `into`. */
+static void launch_poisoned(struct run_1d *run, float *into) {
     size_t bytes = (size_t)run->n * sizeof(float);
-    struct variant_result result;
-    memset(&result, 0, sizeof result);
     CUDA_CHECK(cudaMemset(run->d.out, 0xff, bytes));
     if (run->variant->set_mask) run->variant->set_mask(run->mask->weights, run->mask->width);
     launch_1d(run);
     CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
-    CUDA_CHECK(cudaMemcpy(run->got, run->d.out, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(into, run->d.out, bytes, cudaMemcpyDeviceToHost));
+}
+
+/* Launch twice (the two must agree bit for bit), verify the first, name the likely cause. */
+static struct variant_result check_1d(void *context) {
+    struct run_1d *run = context;
+    struct variant_result result;
+    memset(&result, 0, sizeof result);
+    launch_poisoned(run, run->got);
+    launch_poisoned(run, run->again);
     struct verify_shape shape = {(size_t)run->n, 1, 1};
     result.passed = verify_outputs(run->got, run->ref, run->magnitude, shape, run->mask->width,
                                    HARNESS_MISMATCHES_LISTED, run->human, &result.summary) == 0;
+    harness_same_twice(run->human, run->got, run->again, (size_t)run->n, &result);
+    if (!result.passed && result.hint.hint == HINT_NONE) {
+        struct failure f = {.got = run->got,
+                            .ref = run->ref,
+                            .magnitude = run->magnitude,
+                            .terms = run->mask->width,
+                            .input = run->input,
+                            .mask = run->mask->weights,
+                            .mask_w = run->mask->width,
+                            .mask_h = 1,
+                            .width = (size_t)run->n,
+                            .height = 1,
+                            .planes = 1,
+                            .block = run->block};
+        result.hint = diagnose_failure(&f);
+        hint_print(run->human, result.hint, 1, run->mask->width);
+    }
     return result;
 }
 
@@ -177,15 +200,17 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                              const struct signal *signal, const struct mask *mask, FILE *human) {
     size_t n = signal->length, bytes = n * sizeof(float);
     float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
-    float *got = host_malloc(bytes, "GPU result");
+    float *got = host_malloc(bytes, "GPU result"), *again = host_malloc(bytes, "GPU result");
     cpu_correlate_1d(signal->values, n, mask->weights, mask->width, ref, magnitude, 1);
 
     /* The host side of every CUDA program: allocate, copy in, (launch), copy out, free. */
     struct run_1d run = {.variants = variants,
                          .mask = mask,
+                         .input = signal->values,
                          .ref = ref,
                          .magnitude = magnitude,
                          .got = got,
+                         .again = again,
                          .n = (int)n,
                          .block = opt->block,
                          .output = opt->output,
@@ -231,6 +256,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     CUDA_CHECK(cudaFree(run.d.mask));
     CUDA_CHECK(cudaFree(run.d.out));
     free(results);
+    free(again);
     free(got);
     free(magnitude);
     free(ref);

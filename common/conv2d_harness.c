@@ -110,8 +110,8 @@ struct run_2d {
     int planes, block;
     const struct mask *mask;
     const float *ref, *magnitude;
-    float *got;
-    float fft_floor; /* sum |mask| * max |input|: the FFT rule's least scale */
+    float *got, *again; /* the result of the first launch, of the second */
+    float fft_floor;    /* sum |mask| * max |input|: the FFT rule's least scale */
     const struct input_image *image;
     const char *output, *error_map;
     FILE *human;
@@ -172,20 +172,28 @@ static void write_output(const char *path, const struct input_image *in, const f
     if (status) wb_die(WB_EXIT_USAGE, "%s", err);
 }
 
-/* Poison, launch once on every plane, copy back, verify; on a mismatch write the error map. */
-static struct variant_result check_2d(void *context) {
-    struct run_2d *run = context;
+/* Poisons the output (all-ones bytes: a NaN, so an output the kernel never writes cannot
+ * pass), sets the mask, launches on every plane and copies the result to `into`. */
+static void launch_poisoned(struct run_2d *run, float *into) {
     const struct mask *mask = run->mask;
-    struct variant_result r;
-    memset(&r, 0, sizeof r);
     size_t row_bytes = (size_t)run->in.width * sizeof(float);
     CUDA_CHECK(cudaMemset2D(run->out.data, run->out.pitch, 0xff, row_bytes,
                             (size_t)run->out.height * run->planes));
     if (run->variant->set_mask) run->variant->set_mask(mask->weights, mask->width, mask->height);
     launch_all_planes(run);
     CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
-    CUDA_CHECK(cudaMemcpy2D(run->got, row_bytes, run->out.data, run->out.pitch, row_bytes,
+    CUDA_CHECK(cudaMemcpy2D(into, row_bytes, run->out.data, run->out.pitch, row_bytes,
                             (size_t)run->out.height * run->planes, cudaMemcpyDeviceToHost));
+}
+
+/* Launch twice (the two must agree bit for bit, except through FFTs), verify the first, name the
+ * likely cause, draw the error map. */
+static struct variant_result check_2d(void *context) {
+    struct run_2d *run = context;
+    const struct mask *mask = run->mask;
+    struct variant_result r;
+    memset(&r, 0, sizeof r);
+    launch_poisoned(run, run->got);
     struct verify_shape shape = {(size_t)run->in.width, (size_t)run->in.height, run->planes};
     int terms = mask->width * mask->height;
     const float *magnitude = run->magnitude;
@@ -201,6 +209,28 @@ static struct variant_result check_2d(void *context) {
     }
     r.passed = verify_outputs(run->got, run->ref, magnitude, shape, terms,
                               HARNESS_MISMATCHES_LISTED, run->human, &r.summary) == 0;
+    size_t count = shape.width * shape.height * (size_t)shape.channels;
+    if (!run->variant->fft_points) {
+        launch_poisoned(run, run->again);
+        harness_same_twice(run->human, run->got, run->again, count, &r);
+    }
+    if (!r.passed && r.hint.hint == HINT_NONE) {
+        struct failure f = {.got = run->got,
+                            .ref = run->ref,
+                            .magnitude = magnitude,
+                            .terms = terms,
+                            .input = run->image->img.data,
+                            .mask = mask->weights,
+                            .mask_w = mask->width,
+                            .mask_h = mask->height,
+                            .width = shape.width,
+                            .height = shape.height,
+                            .planes = run->planes,
+                            .block = run->block,
+                            .pitch_floats = run->in.pitch / sizeof(float)};
+        r.hint = diagnose_failure(&f);
+        hint_print(run->human, r.hint, 2, mask->width);
+    }
     if (!r.passed) {
         char err[WB_ERR_LEN];
         if (verify_error_map_png(run->error_map, run->got, run->ref, magnitude, shape, terms,
@@ -273,7 +303,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     int width = in->img.width, height = in->img.height, planes = in->convolved;
     size_t plane = (size_t)width * height, bytes = plane * planes * sizeof(float);
     float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
-    float *got = host_malloc(bytes, "GPU result");
+    float *got = host_malloc(bytes, "GPU result"), *again = host_malloc(bytes, "GPU result");
     for (int p = 0; p < planes; ++p)
         cpu_correlate_2d(in->img.data + p * plane, width, height, mask->weights, mask->width,
                          mask->height, ref + p * plane, magnitude + p * plane, 1);
@@ -292,6 +322,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         .ref = ref,
         .magnitude = magnitude,
         .got = got,
+        .again = again,
         .fft_floor = verify_fft_floor(in->img.data, plane * planes, mask->weights,
                                       mask->width * mask->height),
         .image = in,
@@ -342,6 +373,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     CUDA_CHECK(cudaFree(run.in.data));
     CUDA_CHECK(cudaFree(run.out.data));
     free(results);
+    free(again);
     free(got);
     free(magnitude);
     free(ref);

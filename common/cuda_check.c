@@ -6,8 +6,18 @@
 #include <string.h>
 
 void cuda_check_failed(cudaError_t status, const char *expression, const char *file, int line) {
-    wb_die(WB_EXIT_FAIL, "CUDA error at %s:%d in %s: %s (%s)", file, line, expression,
-           cudaGetErrorString(status), cudaGetErrorName(status));
+    char err[WB_ERR_LEN];
+    wb_error(err, "CUDA error at %s:%d in %s: %s (%s)", file, line, expression,
+             cudaGetErrorString(status), cudaGetErrorName(status));
+    fprintf(stderr, "%s: %s\n", wb_program_name(), err);
+    if (status == cudaErrorIllegalAddress || status == cudaErrorMisalignedAddress ||
+        status == cudaErrorLaunchFailure)
+        fprintf(stderr,
+                "  hint [out-of-bounds]: a kernel read or wrote memory outside its arrays: a "
+                "thread past the end must neither read nor write, and every input index must lie "
+                "inside the signal (see chapters/01_basic_1d/README.md, 'Ghost cells'); the "
+                "memcheck test (compute-sanitizer) names the line\n");
+    exit(WB_EXIT_FAIL);
 }
 
 static void no_device(const char *reason, cudaError_t status) {

@@ -1,11 +1,14 @@
 /* harness.c: what the 1D and 2D chapter programs share (see harness.h).
  * Sections: start-up, masks and the block rule, one configuration through every kernel,
  * results. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, alarm */
 #include "harness.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reference.h"
 
@@ -16,6 +19,8 @@ void *host_malloc(size_t bytes, const char *what) {
     return p;
 }
 
+static int program_dims; /* for the summary hint's lesson pointer */
+
 int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block_rule own_rule,
                   struct cli_options *opt) {
     char err[WB_ERR_LEN];
@@ -23,6 +28,7 @@ int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block
     wb_set_program_name(slash ? slash + 1 : argv[0]); /* chNN_name or chNN_name_exercise */
     struct cli_spec stated = *spec; /* --help and --spec state the chapter kernel's rule */
     stated.block_rule = own_rule;
+    program_dims = spec->dims;
     int parsed = cli_parse(argc, argv, &stated, opt, err);
     if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
     return parsed;
@@ -90,7 +96,41 @@ void harness_require_block(const struct kernel_rules *own, const struct cli_opti
     }
 }
 
+/* ---- the watchdog --------------------------------------------------------------------------- */
+
+static char watchdog_message[512];
+
+static void watchdog_fired(int signal_number) {
+    (void)signal_number;
+    /* Only async-signal-safe calls here: write and _exit. */
+    ssize_t ignored = write(STDERR_FILENO, watchdog_message, strlen(watchdog_message));
+    (void)ignored;
+    _exit(WB_EXIT_FAIL);
+}
+
+static void start_watchdog(void) {
+    const char *text = getenv("WB_TIME_LIMIT_S");
+    if (!text || !*text) return;
+    char *end;
+    long seconds = strtol(text, &end, 10);
+    if (*end || seconds < 1 || seconds > 86400)
+        wb_die(WB_EXIT_USAGE, "WB_TIME_LIMIT_S='%s' is not a number of seconds (1 to 86400)", text);
+    snprintf(
+        watchdog_message, sizeof watchdog_message,
+        "%s: stopped after %ld s (WB_TIME_LIMIT_S) without a verdict\n"
+        "  hint [hang]: a kernel that never returns: a loop whose end a thread never reaches, "
+        "or a __syncthreads() that some threads of a block skip (see "
+        "chapters/03_tiled_halo/README.md, 'The barrier, and why no thread may leave early')\n",
+        wb_program_name(), seconds);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = watchdog_fired;
+    sigaction(SIGALRM, &action, NULL);
+    alarm((unsigned)seconds);
+}
+
 FILE *harness_open_device(const struct cli_options *opt, struct device_info *device) {
+    start_watchdog();
     device_probe(device);
     FILE *human = opt->json ? stderr : stdout;
     fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
@@ -128,6 +168,7 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         }
         c->select(c->context, v);
         *r = c->check(c->context);
+        hint_tally(r->hint, c->mask_w, c->mask_h, !r->passed);
         if (opt->output && !wrote_output++) { /* the first kernel that ran: the chapter's */
             c->write_output(c->context);
             fprintf(c->human, "  wrote the GPU result to %s\n", opt->output);
@@ -185,7 +226,17 @@ void harness_json_result(const struct cli_options *opt, const struct variant_res
                100.0 * r->gbps / copy_gbps);
 }
 
+void harness_same_twice(FILE *human, const float *first, const float *again, size_t count,
+                        struct variant_result *r) {
+    if (memcmp(first, again, count * sizeof *first) == 0) return;
+    r->passed = 0;
+    r->hint = (struct diagnosis){HINT_RACE, 0};
+    fprintf(human, "  a second launch on the same input gave different results\n");
+    hint_print(human, r->hint, program_dims, 0);
+}
+
 int harness_finish(FILE *out, int failed, int configurations, const struct cli_options *opt) {
+    if (failed) hint_tally_print(out, program_dims);
     if (failed)
         fprintf(out, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",
                 wb_program_name(), failed, configurations, (unsigned long long)opt->seed);

@@ -9,13 +9,16 @@
  *                                (help and spec: returns 1; errors: exit 2)
  *   harness_make_masks           the masks to run: --mask-file, or the kind at each --mask-width
  *   harness_require_block        exit 2 when --block is too small for the chapter's own kernel
- *   harness_open_device          probe the GPU (exit 77 without one), print the header line
+ *   harness_open_device          probe the GPU (exit 77 without one), print the header line,
+ *                                start the watchdog (WB_TIME_LIMIT_S)
+ *   harness_same_twice           a second launch must give the same bits (else: a race)
  *   harness_run_configuration    one data set and mask through every kernel: block rule and
  *                                refusals (skipped, with the reason), check, --output, timing
  *   harness_print_variant        a kernel's PASS/FAIL line (with its time in run mode)
  *   harness_print_row            a kernel's row of the --bench table, up to "vs <baseline>"
  *   harness_json_result          a kernel's result fields for --json
- *   harness_finish               "<program>: PASS (N configurations)" or FAIL, and the exit code
+ *   harness_finish               "<program>: PASS (N configurations)" or FAIL, after the most
+ *                                likely cause of the failures (diagnose.h), and the exit code
  */
 #ifndef HARNESS_H
 #define HARNESS_H
@@ -26,6 +29,7 @@
 
 #include "cli.h"
 #include "cuda_check.h"
+#include "diagnose.h"
 #include "masks.h"
 #include "timing.h"
 #include "verify.h"
@@ -47,7 +51,8 @@ struct variant_result {
     int skipped; /* the kernel's block rule or its own refusal excludes this mask */
     int passed;
     struct verify_summary summary;
-    struct timing time; /* run and bench modes, when passed */
+    struct diagnosis hint; /* failed: the likely cause (diagnose.h) */
+    struct timing time;    /* run and bench modes, when passed */
     double gbps;
 };
 
@@ -66,8 +71,15 @@ struct mask *harness_make_masks(const struct cli_spec *spec, const struct cli_op
                                 int *count);
 void harness_require_block(const struct kernel_rules *own, const struct cli_options *opt,
                            const struct mask *masks, int mask_count);
-/* Returns where human-readable output goes: stdout, or stderr with --json. */
+/* Returns where human-readable output goes: stdout, or stderr with --json. With WB_TIME_LIMIT_S
+ * set (the tests set it), a program still running after that many seconds prints why it was
+ * stopped (a kernel that never returns, usually) and exits 1; the GPU is freed with the process. */
 FILE *harness_open_device(const struct cli_options *opt, struct device_info *device);
+
+/* first and again: `count` floats from two launches on the same input. Different bits mean the
+ * kernel's result depends on timing: marks r failed with the race hint and prints it. */
+void harness_same_twice(FILE *human, const float *first, const float *again, size_t count,
+                        struct variant_result *r);
 
 /* One configuration: the dimension-specific work is done by the hooks, on `context`. */
 struct configuration {

@@ -11,7 +11,7 @@ double verify_tolerance(double magnitude, int terms) {
     return VERIFY_ATOL + (double)terms * FLT_EPSILON * magnitude;
 }
 
-static int output_ok(float got, float ref, float magnitude, int terms) {
+int verify_output_ok(float got, float ref, float magnitude, int terms) {
     /* Written so that NaN in got (or anywhere) compares false, i.e. fails. */
     return fabs((double)got - (double)ref) <= verify_tolerance(magnitude, terms);
 }
@@ -46,10 +46,10 @@ int verify_outputs(const float *got, const float *ref, const float *magnitude,
         ref_sq += (double)ref[i] * ref[i];
         if (diff > max_abs) max_abs = diff; /* NaN compares false; saw_nan keeps it */
         if (fraction > worst) worst = fraction;
-        mismatches += !output_ok(got[i], ref[i], magnitude[i], terms);
+        mismatches += !verify_output_ok(got[i], ref[i], magnitude[i], terms);
     }
     for (size_t i = 0; log && mismatches && i < count && (long)s.mismatches < max_listed; ++i) {
-        if (output_ok(got[i], ref[i], magnitude[i], terms)) continue;
+        if (verify_output_ok(got[i], ref[i], magnitude[i], terms)) continue;
         fprintf(log, "  mismatch at ");
         print_position(log, i, shape);
         /* The poison is all-ones bytes, a NaN with its sign bit set: print it as plain nan. */
@@ -86,7 +86,7 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
         int bad = 0;
         for (int c = 0; c < shape.channels; ++c) {
             size_t i = (size_t)c * plane + p;
-            if (output_ok(got[i], ref[i], magnitude[i], terms)) continue;
+            if (verify_output_ok(got[i], ref[i], magnitude[i], terms)) continue;
             bad = 1;
             for (int k = 0; k < 3; ++k)
                 if (k == c || c > 2) colour[k] = 1.0f;
@@ -102,15 +102,19 @@ int verify_error_map_png(const char *path, const float *got, const float *ref,
 
 float verify_fft_floor(const float *input, size_t count, const float *mask, int taps) {
     float largest = 0.0f, mask_sum = 0.0f;
-    for (size_t i = 0; i < count; ++i) largest = fmaxf(largest, fabsf(input[i]));
-    for (int k = 0; k < taps; ++k) mask_sum += fabsf(mask[k]);
+    for (size_t i = 0; i < count; ++i)
+        largest = fmaxf(largest, fabsf(input[i]));
+    for (int k = 0; k < taps; ++k)
+        mask_sum += fabsf(mask[k]);
     return largest * mask_sum;
 }
 
 int verify_fft_rule(const float *magnitude, size_t count, size_t points, float floor,
                     float *uniform) {
     float largest = floor;
-    for (size_t i = 0; i < count; ++i) largest = fmaxf(largest, magnitude[i]);
-    for (size_t i = 0; i < count; ++i) uniform[i] = largest;
+    for (size_t i = 0; i < count; ++i)
+        largest = fmaxf(largest, magnitude[i]);
+    for (size_t i = 0; i < count; ++i)
+        uniform[i] = largest;
     return (int)ceil(4.0 * log2((double)(points > 2 ? points : 2)));
 }

@@ -44,6 +44,8 @@ struct verify_summary {
 };
 
 double verify_tolerance(double magnitude, int terms);
+/* One output against the rule: 1 when it passes (never for NaN). */
+int verify_output_ok(float got, float ref, float magnitude, int terms);
 
 /* Compares got against ref with the rule above. Lists up to max_listed mismatches on `log`
  * (may be NULL) as "  mismatch at i=17: expected 0.5, got nan". Returns 0 if all pass, 1 if not. */

@@ -48,10 +48,15 @@ usage_error "ch${nn}_value_missing" "needs a value" "$solution" --size
 # GPU battery, run for the solution (must pass) and for the exercise (`make check CH=NN`).
 battery() {
     kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    # The quick stage of `make check`: the sizes and blocks that catch most bugs, in seconds.
+    add "ch${nn}_${kind}_quick_lengths" "$labels;quick" "$binary" --check --size 1,33,4097 \
+        --mask-width "1:$max_width"
+    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check --size 37,4097 \
+        --block "$block_needed" --mask-width "1,2,5,$max_width"
     for n in 1 2 31 32 33 1000 4097 1048576; do
         add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check --size $n --mask-width "1:$max_width"
     done
-    add "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check --size 67108864 \
+    heavy "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     for block in $blocks; do
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
@@ -85,7 +90,7 @@ for kind in solution exercise; do
         memcheck) args="--size 1,33,4097 --mask-width 1:$max_width --block 33" ;;
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
-        add "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" $tool "$binary" \
+        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" $tool "$binary" \
             --check $args
     done
 done

@@ -42,11 +42,16 @@ add "ch${nn}_too_big_for_gpu" "gpu;ch$nn;solution" "$expect" --gpu 2 "needs .* M
 
 battery() {
     kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    # The quick stage of `make check`: the sizes and blocks that catch most bugs, in seconds.
+    add "ch${nn}_${kind}_quick_sizes" "$labels;quick" "$binary" --check --size 1x1,33x31,1000x777 \
+        --mask-width "1,2,3,4,5x3,$max_side"
+    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check --size 37x33 \
+        --block "$sanitize_block" --mask-width "1,3,4,$max_side"
     add "ch${nn}_${kind}_odd_sizes" "$labels" "$binary" --check \
         --size 1x1,1x300,300x1,33x31,1000x777 --mask-width "1:$max_side"
     add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check --size 1000x777,37x1,1x37 \
         --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
-    add "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 8192x8192 \
+    heavy "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 8192x8192 \
         --mask-width "3,4,7,$max_side"
     for block in $block_min 8 15 16 17 $block_max; do
         widths="1:$max_side"
@@ -66,7 +71,7 @@ battery() {
         --mask-width "1:$max_side"
     for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
-        add "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check \
+        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check \
             --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block $sanitize_block
     done
 }

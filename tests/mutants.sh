@@ -1,9 +1,11 @@
 #!/bin/sh
-# mutants.sh: do the GPU tests catch wrong kernels? Plants one bug at a time in a copy of a
-# solution, rebuilds, and requires the chapter's --check to fail (or compute-sanitizer to object).
+# mutants.sh: do the GPU tests catch wrong kernels, and do their hints name the bug? Plants one
+# bug at a time in a copy of a solution, rebuilds, and requires the chapter's --check to fail (or
+# compute-sanitizer to object) with the hint that names that bug ("hint [id]", diagnose.h).
 #
-#   sh tests/mutants.sh            (on a GPU machine, from the repository root)
-# Prints one line per mutant: "caught" or "MISSED"; exits 1 if any was missed. The solution
+#   sh tests/mutants.sh            (on a GPU machine, from the repository root; make mutants)
+# Prints one line per mutant: "caught  [hint] what", "MISSED" or "WRONG HINT"; exits 1 if any
+# mutant was missed or got another hint. The solution
 # being mutated is restored on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
 set -u
 missed=0
@@ -16,9 +18,9 @@ restore() {
 }
 trap restore EXIT
 trap 'exit 130' INT HUP TERM # exit runs the EXIT trap
-mutant() { # FILE SED_EXPRESSION DESCRIPTION CHECK_COMMAND...
-    file=$1 expr=$2 what=$3
-    shift 3
+mutant() { # FILE SED_EXPRESSION HINT_ID DESCRIPTION CHECK_COMMAND...
+    file=$1 expr=$2 hint=$3 what=$4
+    shift 4
     [ -e "$file.orig" ] && { echo "mutants: $file.orig exists: restore $file from it first"; exit 2; }
     cp "$file" "$file.orig"
     mutated=$file
@@ -29,53 +31,57 @@ mutant() { # FILE SED_EXPRESSION DESCRIPTION CHECK_COMMAND...
     elif ! make -s all >/dev/null 2>&1; then
         echo "mutants: '$what' does not build"
         missed=1
-    elif "$@" >/dev/null 2>&1; then
+    elif output=$("$@" 2>&1); then
         echo "MISSED  $what"
         missed=1
+    elif ! printf '%s\n' "$output" | grep -q "hint \[$hint\]"; then
+        echo "WRONG HINT  $what: expected [$hint], got:"
+        printf '%s\n' "$output" | grep "hint \[" | sort | uniq -c | sort -rn | head -3
+        missed=1
     else
-        echo "caught  $what"
+        echo "caught  [$hint] $what"
     fi
     restore
 }
 ch01=solutions/01_basic_1d/conv1d_basic.cu
 check01="build/ch01_basic_1d --check --size 1,2,33,4097,100000 --mask-width 1:63"
-mutant $ch01 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/' "ch01: skips the last input" $check01
-mutant $ch01 's/k >= 0 \&\& k < n/k > 0 \&\& k < n/' "ch01: skips the first input" $check01
-mutant $ch01 's/i - mask_width \/ 2/i - (mask_width - 1) \/ 2/' "ch01: even-width anchor on the left" $check01
-mutant $ch01 's/j < mask_width/j < mask_width - 1/' "ch01: drops the last mask weight" $check01
-mutant $ch01 's/sum += mask\[j\] \* in\[k\]/sum += mask[mask_width - 1 - j] * in[k]/' "ch01: flips the mask (true convolution)" $check01
-mutant $ch01 's/if (i >= n) return;/if (i > n) return;/' "ch01: one thread past the end (memcheck)" \
+mutant $ch01 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/' ghost-cells "ch01: skips the last input" $check01
+mutant $ch01 's/k >= 0 \&\& k < n/k > 0 \&\& k < n/' ghost-cells "ch01: skips the first input" $check01
+mutant $ch01 's/i - mask_width \/ 2/i - (mask_width - 1) \/ 2/' shifted "ch01: even-width anchor on the left" $check01
+mutant $ch01 's/j < mask_width/j < mask_width - 1/' one-tap "ch01: drops the last mask weight" $check01
+mutant $ch01 's/sum += mask\[j\] \* in\[k\]/sum += mask[mask_width - 1 - j] * in[k]/' flipped "ch01: flips the mask (true convolution)" $check01
+mutant $ch01 's/if (i >= n) return;/if (i > n) return;/' out-of-bounds "ch01: one thread past the end (memcheck)" \
     tests/sanitize.sh memcheck build/ch01_basic_1d --check --size 33 --mask-width 5
-mutant $ch01 's/(n + block_size - 1) \/ block_size/n \/ block_size/' "ch01: grid rounded down" $check01
+mutant $ch01 's/(n + block_size - 1) \/ block_size/n \/ block_size/' unwritten-end "ch01: grid rounded down" $check01
 ch02=solutions/02_constant_mask/conv1d_constant.cu
 check02="build/ch02_constant_mask --check --size 1,2,33,4097,100000 --mask-width 1:63"
 mutant $ch02 's/mask_width \* sizeof(float)));/(mask_width - 1) * sizeof(float)));/' \
-    "ch02: copies one weight too few" $check02
-mutant $ch02 's/c_mask\[j\] \* in\[k\]/c_mask[j + 1] * in[k]/' "ch02: weights shifted by one" $check02
+    one-tap "ch02: copies one weight too few" $check02
+mutant $ch02 's/c_mask\[j\] \* in\[k\]/c_mask[j + 1] * in[k]/' wrong-everywhere "ch02: weights shifted by one" $check02
 ch03=solutions/03_tiled_halo/conv1d_tiled.cu
 check03="build/ch03_tiled_halo --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
-mutant $ch03 's/^    __syncthreads();/    \/\/ no barrier/' "ch03: no barrier (racecheck)" \
+mutant $ch03 's/^    __syncthreads();/    \/\/ no barrier/' race "ch03: no barrier (racecheck)" \
     tests/sanitize.sh racecheck build/ch03_tiled_halo --check --size 4097 --mask-width 5 --block 64
-mutant $ch03 's/(k >= 0) ? in\[k\] : 0.0f;/(k >= 0) ? in[k] : in[0];/' "ch03: left ghost cells not zero" $check03
-mutant $ch03 's/(k < n) ? in\[k\] : 0.0f;/(k < n - 1) ? in[k] : 0.0f;/' "ch03: right halo stops early" $check03
-mutant $ch03 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' "ch03: left halo off by one" $check03
+mutant $ch03 's/(k >= 0) ? in\[k\] : 0.0f;/(k >= 0) ? in[k] : in[0];/' ghost-cells "ch03: left ghost cells not zero" $check03
+mutant $ch03 's/(k < n) ? in\[k\] : 0.0f;/(k < n - 1) ? in[k] : 0.0f;/' ghost-cells "ch03: right halo stops early" $check03
+mutant $ch03 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' tile-seams "ch03: left halo off by one" $check03
 ch04=solutions/04_cached_tiling/conv1d_cached.cu
 check04="build/ch04_cached_tiling --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
-mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' "ch04: no barrier (racecheck)" \
+mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' race "ch04: no barrier (racecheck)" \
     tests/sanitize.sh racecheck build/ch04_cached_tiling --check --size 4097 --mask-width 5 --block 64
 mutant $ch04 's/k >= tile_start \&\& k < tile_end/k >= tile_start \&\& k <= tile_end/' \
-    "ch04: tile end off by one" $check04
-mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k >= 0 \&\& k < n - 1)/' "ch04: halo misses the last input" $check04
+    tile-seams "ch04: tile end off by one" $check04
+mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k >= 0 \&\& k < n - 1)/' ghost-cells "ch04: halo misses the last input" $check04
 ch05=solutions/05_tiled_2d/conv2d_tiled.cu
 check05="build/ch05_tiled_2d --check --size 1000x777,1x37,37x1 --mask-width 1:15,5x3,2x4 --block 16"
-mutant $ch05 's/^    __syncthreads();/    \/\/ no barrier/' "ch05: no barrier (racecheck)" \
+mutant $ch05 's/^    __syncthreads();/    \/\/ no barrier/' race "ch05: no barrier (racecheck)" \
     tests/sanitize.sh racecheck build/ch05_tiled_2d --check --size 100x37 --mask-width 5 --block 16
 mutant $ch05 's/value = row_of(in, pitch, in_y)\[in_x\];/value = in[in_y * width + in_x];/' \
-    "ch05: rows addressed by width, not pitch" $check05
+    pitch "ch05: rows addressed by width, not pitch" $check05
 mutant $ch05 's/int in_x = out_x - mask_w \/ 2;/int in_x = out_x - (mask_w - 1) \/ 2;/' \
-    "ch05: even-width anchor on the left" $check05
+    shifted "ch05: even-width anchor on the left" $check05
 mutant $ch05 's/int out_tile_w = blockDim.x - (mask_w - 1);/int out_tile_w = blockDim.x - mask_w;/' \
-    "ch05: output tile one column short" $check05
-mutant $ch05 's/float value = 0.0f;/float value = 1.0f;/' "ch05: ghost cells not zero" $check05
+    unwritten-end "ch05: output tile one column short" $check05
+mutant $ch05 's/float value = 0.0f;/float value = 1.0f;/' ghost-cells "ch05: ghost cells not zero" $check05
 make -s all >/dev/null 2>&1
 exit $missed
