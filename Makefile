@@ -53,12 +53,17 @@ LDLIBS := -Xcompiler -fopenmp $(PNG_LIBS) -lm
 EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter
 
 # ---- the chapter registry ------------------------------------------------------------------
-# Every chapters/NN_*/ folder is a chapter and must have a chapter.mk, a solutions/ and an
-# exercises/ folder of the same name: anything less is an error here, not a silently smaller build.
+# Every chapters/NN_*/ folder is a chapter and must have a chapter.mk, an exercises/ folder and,
+# in the instructor's tree, a solutions/ folder of the same name: anything less is an error here,
+# not a silently smaller build. A student's copy has no solutions/ at all: then only the exercise
+# programs are built, and the earlier chapters' kernels they show beside the student's (the
+# registry's `uses`) are left out (their drivers declare them weak, and the program skips them).
 CHAPTER_DIRS := $(patsubst chapters/%/,%,$(sort $(dir $(wildcard chapters/[0-9][0-9]_*/))))
 CHAPTERS := $(patsubst chapters/%/chapter.mk,%,$(wildcard $(CHAPTER_DIRS:%=chapters/%/chapter.mk)))
+HAVE_SOLUTIONS := $(wildcard solutions)
+KERNEL_DIRS := exercises $(if $(HAVE_SOLUTIONS),solutions)
 $(foreach c,$(filter-out $(CHAPTERS),$(CHAPTER_DIRS)),$(error chapters/$(c)/ has no chapter.mk: add its registry entry (README.md, "Adding a chapter")))
-$(foreach c,$(CHAPTERS),$(foreach d,solutions exercises,$(if $(wildcard $(d)/$(c)/*.cu),,$(error chapter $(c) has no kernel files in $(d)/$(c)/))))
+$(foreach c,$(CHAPTERS),$(foreach d,$(KERNEL_DIRS),$(if $(wildcard $(d)/$(c)/*.cu),,$(error chapter $(c) has no kernel files in $(d)/$(c)/))))
 # Libraries a chapter may name in `libs`: link flags, the define its code tests, and whether this
 # toolkit has them. A missing optional library (only NPP can be) leaves its code out: the files
 # that need it test the define, and the program says what was left out when it runs.
@@ -86,7 +91,7 @@ COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all run test check clean help fuzz
+.PHONY: all run test check compile progress mutants grade clean help fuzz
 .DEFAULT_GOAL := all
 
 all: $(COMMON_LIB) $(BUILD)/imginfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
@@ -104,9 +109,16 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
 
 # One chapter: driver + kernel files, linked once with the solutions and once with the exercise;
-# both also link the reference kernels of the chapters it uses.
+# both also link the reference kernels of the chapters it uses (when solutions/ is there).
+# EXERCISES and EXERCISE_BUILD say where the student's kernel files are and where their objects
+# and programs go (the grader points them at a submission); WITH_SOLUTION=1 also links the
+# chapter's own solution, renamed (below), so that one process times the student's kernel and
+# the solution's on the same data (grading/grade.sh, speed points).
+EXERCISES ?= exercises
+EXERCISE_BUILD ?= $(if $(filter exercises,$(EXERCISES)),$(BUILD),$(BUILD)/other/$(subst /,_,$(subst .,_,$(EXERCISES))))
 solution_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu))
-exercise_objects = $(patsubst exercises/$(1)/%.cu,$(BUILD)/$(1)/exercise/%.o,$(wildcard exercises/$(1)/*.cu))
+renamed_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/renamed/%.o,$(wildcard solutions/$(1)/*.cu))
+exercise_objects = $(patsubst $(EXERCISES)/$(1)/%.cu,$(EXERCISE_BUILD)/$(1)/exercise/%.o,$(wildcard $(EXERCISES)/$(1)/*.cu))
 # Kernels and host code that belong to a chapter's driver rather than to its exercise.
 driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(wildcard chapters/$(1)/*.cu)) \
   $(patsubst chapters/$(1)/%.c,$(BUILD)/$(1)/driver/%.o,$(filter-out chapters/$(1)/main.c,$(wildcard chapters/$(1)/*.c)))
@@ -114,23 +126,29 @@ used_objects = $(foreach c,$($(1).uses),$(call solution_objects,$(c)) $(call dri
 chapter_headers = $(foreach c,$(1) $($(1).uses),$(wildcard chapters/$(c)/*.h))
 chapter_includes = $(foreach c,$(1) $($(1).uses),-Ichapters/$(c))
 define CHAPTER_RULES
-$(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise
+$(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
 	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/solution
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
+# The solution under other names: every global symbol it defines gets the prefix wb_solution_,
+# so it links beside the student's file of the same names (the driver looks for them weakly).
+$(BUILD)/$(1)/renamed/%.o: $(BUILD)/$(1)/solution/%.o
+	@mkdir -p $$(@D)
+	objcopy $$$$(nm --defined-only -g $$< | awk '$$$$3 != "" { printf " --redefine-sym %s=wb_solution_%s", $$$$3, $$$$3 }') $$< $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
 	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
-$(BUILD)/$(1)/exercise/%.o: exercises/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/exercise
+$(EXERCISE_BUILD)/$(1)/exercise/%.o: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
+	@mkdir -p $$(@D)
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@
 $(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
-$(BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
+$(EXERCISE_BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(call used_objects,$(1)) $(if $(WITH_SOLUTION),$(call renamed_objects,$(1))) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
-$(BUILD)/$(1)/solution $(BUILD)/$(1)/exercise $(BUILD)/$(1)/driver:
+$(BUILD)/$(1)/solution $(BUILD)/$(1)/driver:
 	mkdir -p $$@
-all: $(BUILD)/ch$(1) $(BUILD)/ch$(1)_exercise
+all: $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(1)) $(BUILD)/ch$(1)_exercise
 endef
 $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
 
@@ -139,7 +157,7 @@ $(BUILD)/common $(BUILD)/tests $(BUILD)/out:
 
 # The test list reads the registry and asks each program for its limits (--spec), so it is
 # remade whenever a program, a registry entry or a test script changes.
-CHAPTER_PROGRAMS := $(foreach c,$(CHAPTERS),$(BUILD)/ch$(c) $(BUILD)/ch$(c)_exercise)
+CHAPTER_PROGRAMS := $(foreach c,$(CHAPTERS),$(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(c)) $(BUILD)/ch$(c)_exercise)
 $(BUILD)/CTestTestfile.cmake: $(wildcard tests/*.sh) $(CHAPTERS:%=chapters/%/chapter.mk) $(CHAPTER_PROGRAMS) $(UNIT_TESTS) $(BUILD)/imginfo | $(BUILD)/tests $(BUILD)/out
 	sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTERS)" > $@.tmp && mv $@.tmp $@
 
@@ -202,10 +220,45 @@ test: all ## CPU tests, solution tests, exercise guards (GPU tests skip, exit 77
 	$(NEED_CTEST)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --label-exclude '^exercise$$'
 
-check: all ## CH=NN: your own exercise's tests for chapter NN
+# make check CH=NN builds only chapter NN's exercise program and its own test list.
+CHAPTER = $(filter $(CH)_%,$(CHAPTERS))
+define NEED_CH
+@if [ -z "$(CH)" ] || [ -z "$(CHAPTER)" ]; then echo "make $@ needs CH=NN, one of: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))"; exit 2; fi
+endef
+check: ## CH=NN: your exercise for chapter NN: quick tests first (a verdict in seconds), then all
 	$(NEED_CTEST)
-	@if [ -z "$(CH)" ] || [ -z "$(filter $(CH)_%,$(CHAPTERS))" ]; then echo "make check needs CH=NN, one of: $(foreach c,$(CHAPTERS),$(firstword $(subst _, ,$(c))))"; exit 2; fi
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --label-regex '^exercise$$' --tests-regex '^ch$(CH)_'
+	$(NEED_CH)
+	@$(MAKE) -s $(EXERCISE_BUILD)/ch$(CHAPTER)_exercise $(BUILD)/tests $(BUILD)/out
+	@mkdir -p $(BUILD)/check/$(CH)
+	@WB_EXERCISE_DIR="$(abspath $(EXERCISE_BUILD))" sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTER)" > $(BUILD)/check/$(CH)/CTestTestfile.cmake
+	@sh tests/check.sh $(BUILD)/check/$(CH) $(CH) $(JOBS) $(EXERCISES)/$(CHAPTER)
+
+# make compile CH=NN: what ptxas makes of the student's kernels, with no GPU and no link.
+COMPILE_SM := $(or $(SM),$(DETECTED_SM),90)
+compile: ## CH=NN: compile your kernel file alone; registers, spills, shared memory (no GPU needed)
+	$(NEED_CH)
+	@mkdir -p $(BUILD)/compile/$(CH)
+	@for f in $(EXERCISES)/$(CHAPTER)/*.cu; do \
+	  echo "make compile: $$f for sm_$(COMPILE_SM)"; \
+	  $(NVCC_BIN) $(filter-out -gencode arch=%,$(NVCCFLAGS)) -arch=sm_$(COMPILE_SM) $($(CHAPTER).defines) $(EXERCISE_FLAGS) \
+	    -Xptxas -v -Ichapters/$(CHAPTER) -c $$f -o $(BUILD)/compile/$(CH)/$$(basename $$f .cu).o \
+	    > $(BUILD)/compile/$(CH)/ptxas.log 2>&1; rc=$$?; \
+	  sh tests/ptxas_report.sh $(BUILD)/compile/$(CH)/ptxas.log || exit 1; \
+	  [ $$rc -eq 0 ] || exit $$rc; \
+	done
+
+progress: ## where you are: each chapter solved, failing (with its hint) or untouched, and what next
+	@sh tests/progress.sh "$(CURDIR)" "$(CHAPTERS)" "$(EXERCISES)" $(JOBS)
+
+mutants: all ## GPU: plant known bugs in the solutions; each must fail with the hint naming it
+	@sh tests/mutants.sh
+
+# Grading (README.md, "For instructors"): SUBMISSION=DIR grades one student's files, SUBMISSIONS=DIR
+# every subfolder; neither: the workbook's own exercises/. RUBRIC=path replaces grading/rubric.txt.
+RUBRIC ?= grading/rubric.txt
+grade: all ## grade exercises/, SUBMISSION=DIR or SUBMISSIONS=DIR against RUBRIC (results in build/grade/)
+	$(NEED_CTEST)
+	@sh grading/grade.sh "$(CURDIR)" "$(CHAPTERS)" "$(RUBRIC)" "$(SUBMISSION)" "$(SUBMISSIONS)" $(JOBS)
 
 clean: ## remove build/
 	rm -rf $(BUILD)

@@ -36,6 +36,7 @@ struct conv1d_variant {
     conv1d_set_mask_fn set_mask; /* NULL when the kernel reads the mask from d_mask */
     conv1d_launch_fn launch;
     enum block_rule block_rule; /* BLOCK_COVERS_HALO: launch refuses block_size < width/2 */
+    int solution; /* the chapter's reference, linked only when grading: never the baseline */
 };
 
 /* The command-line spec all 1D chapters share: 2^26 floats by default, mask width 5 (at most

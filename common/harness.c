@@ -159,6 +159,10 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         struct kernel_rules rules = c->rules(c->context, v);
         struct variant_result *r = &results[v];
         memset(r, 0, sizeof *r);
+        if (rules.absent) {
+            r->skipped = 1;
+            continue;
+        }
         char buffer[96];
         const char *reason = skip_reason(c, &rules, buffer, sizeof buffer);
         if (reason) {

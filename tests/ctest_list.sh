@@ -30,22 +30,22 @@ TIME_LIMIT_S=60     # a GPU test: its longest today takes about 10 s alone on an
 SANITIZER_LIMIT_S=240 # compute-sanitizer slows a program down 10-100 times
 threads=1 limit=$TIME_LIMIT_S
 
-# add NAME LABELS COMMAND... : one test; GPU tests get SKIP_RETURN_CODE 77, their threads,
+# add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
 # environment and time limit.
 add() {
-    name=$1 labels=$2
+    t_name=$1 t_labels=$2
     shift 2
     if [ "${WB_LIST_FORMAT:-}" = tsv ]; then
-        printf '%s\t%s\t%s\t%s\t' "$name" "$labels" "$limit" "$threads"
+        printf '%s\t%s\t%s\t%s\t' "$t_name" "$t_labels" "$limit" "$threads"
         for arg in "$@"; do printf "'%s' " "$(printf '%s' "$arg" | sed "s/'/'\\\\''/g")"; done
         printf '\n'
         return
     fi
-    printf 'add_test(%s' "$name"
+    printf 'add_test(%s' "$t_name"
     for arg in "$@"; do printf ' "%s"' "$(printf '%s' "$arg" | sed 's/[\\"]/\\&/g')"; done
     printf ')\n'
-    printf 'set_tests_properties(%s PROPERTIES LABELS "%s"' "$name" "$labels"
-    case ";$labels;" in *";gpu;"*)
+    printf 'set_tests_properties(%s PROPERTIES LABELS "%s"' "$t_name" "$t_labels"
+    case ";$t_labels;" in *";gpu;"*)
         printf ' SKIP_RETURN_CODE 77 PROCESSORS %d TIMEOUT %d' "$threads" $((limit + 30))
         printf ' ENVIRONMENT "OMP_NUM_THREADS=%d;OMP_WAIT_POLICY=PASSIVE;WB_TIME_LIMIT_S=%d"' \
             "$threads" "$limit"
@@ -96,6 +96,9 @@ add imginfo_png_max_compression "cpu" "$expect" 0 "4096 x 4096, 1 channel" -- "$
 usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data" "$b/imginfo" \
     "$fixtures/descr_control.npy"
 
+# ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
+add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
+
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"
 add registry_refuses_unknown "cpu" "$root/tests/registry_check.sh" unknown "$root"
@@ -135,7 +138,7 @@ for chapter in $chapters; do
     # Both programs share the driver, so either states the limits; a student's copy has no
     # solution program.
     speaker=$solution
-    [ -x "$speaker" ] || speaker="$b/ch${chapter}_exercise"
+    [ -x "$speaker" ] || speaker=$exercise
     [ -x "$speaker" ] || die "$solution is not built (run make)"
     spec_text=$("$speaker" --spec) || die "$speaker --spec failed"
     dims=$(spec dims) || exit 1

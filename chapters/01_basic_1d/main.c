@@ -14,11 +14,15 @@
 #include "conv1d_basic.h"
 #include "conv1d_harness.h"
 
+/* Weak (workbook.h): the chapter's own solution, linked only when grading. */
+WB_SOLUTION_OF(conv1d_basic_launch);
+
 int main(int argc, char **argv) {
     struct cli_spec spec = conv1d_standard_spec(
         "ch01_basic_1d", "1D convolution, one thread per output, mask in global memory (PMPP 7.2)");
     const struct conv1d_variant kernels[] = {
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
+        {.label = "solution", .launch = wb_solution_conv1d_basic_launch, .solution = 1},
     };
     return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

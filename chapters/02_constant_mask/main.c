@@ -14,6 +14,12 @@
 #include "conv1d_constant.h"
 #include "conv1d_harness.h"
 
+/* Weak (workbook.h): earlier chapters' kernels are absent from a student's copy, the chapter's
+ * own solution is linked only when grading. */
+WB_EARLIER(conv1d_basic_launch);
+WB_SOLUTION_OF(conv1d_constant_launch);
+WB_SOLUTION_OF(conv1d_constant_set_mask);
+
 int main(int argc, char **argv) {
     struct cli_spec spec = conv1d_standard_spec(
         "ch02_constant_mask", "1D convolution with the mask in __constant__ memory (PMPP 7.3)");
@@ -21,6 +27,10 @@ int main(int argc, char **argv) {
         {.label = "ch02 constant",
          .set_mask = conv1d_constant_set_mask,
          .launch = conv1d_constant_launch},
+        {.label = "solution",
+         .set_mask = wb_solution_conv1d_constant_set_mask,
+         .launch = wb_solution_conv1d_constant_launch,
+         .solution = 1},
         {.label = "ch01 basic", .launch = conv1d_basic_launch},
     };
     return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));

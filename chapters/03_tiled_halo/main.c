@@ -16,6 +16,14 @@
 #include "conv1d_harness.h"
 #include "conv1d_tiled.h"
 
+/* Weak (workbook.h): earlier chapters' kernels are absent from a student's copy, the chapter's
+ * own solution is linked only when grading. */
+WB_EARLIER(conv1d_basic_launch);
+WB_EARLIER(conv1d_constant_launch);
+WB_EARLIER(conv1d_constant_set_mask);
+WB_SOLUTION_OF(conv1d_tiled_launch);
+WB_SOLUTION_OF(conv1d_tiled_set_mask);
+
 int main(int argc, char **argv) {
     struct cli_spec spec = conv1d_standard_spec(
         "ch03_tiled_halo",
@@ -25,6 +33,10 @@ int main(int argc, char **argv) {
          .set_mask = conv1d_tiled_set_mask,
          .launch = conv1d_tiled_launch,
          .block_rule = BLOCK_COVERS_HALO},
+        {.label = "solution",
+         .set_mask = wb_solution_conv1d_tiled_set_mask,
+         .launch = wb_solution_conv1d_tiled_launch,
+         .solution = 1},
         {.label = "ch02 constant",
          .set_mask = conv1d_constant_set_mask,
          .launch = conv1d_constant_launch},

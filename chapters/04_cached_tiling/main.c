@@ -19,6 +19,16 @@
 #include "conv1d_register.h"
 #include "conv1d_tiled.h"
 
+/* Weak (workbook.h): earlier chapters' kernels are absent from a student's copy, the chapter's
+ * own solution is linked only when grading. */
+WB_EARLIER(conv1d_basic_launch);
+WB_EARLIER(conv1d_constant_launch);
+WB_EARLIER(conv1d_constant_set_mask);
+WB_EARLIER(conv1d_tiled_launch);
+WB_EARLIER(conv1d_tiled_set_mask);
+WB_SOLUTION_OF(conv1d_cached_launch);
+WB_SOLUTION_OF(conv1d_cached_set_mask);
+
 int main(int argc, char **argv) {
     struct cli_spec spec = conv1d_standard_spec(
         "ch04_cached_tiling", "1D tiling with the halo read through the L1/L2 caches (PMPP 7.5)");
@@ -26,6 +36,10 @@ int main(int argc, char **argv) {
         {.label = "ch04 cached",
          .set_mask = conv1d_cached_set_mask,
          .launch = conv1d_cached_launch},
+        {.label = "solution",
+         .set_mask = wb_solution_conv1d_cached_set_mask,
+         .launch = wb_solution_conv1d_cached_launch,
+         .solution = 1},
         {.label = "beyond: regs",
          .set_mask = conv1d_register_set_mask,
          .launch = conv1d_register_launch},

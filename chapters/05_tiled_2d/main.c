@@ -16,6 +16,10 @@
 #include "conv2d_naive.h"
 #include "conv2d_tiled.h"
 
+/* Weak (workbook.h): the chapter's own solution, linked only when grading. */
+WB_SOLUTION_OF(conv2d_tiled_launch);
+WB_SOLUTION_OF(conv2d_tiled_set_mask);
+
 int main(int argc, char **argv) {
     struct cli_spec spec = conv2d_standard_spec(
         "ch05_tiled_2d", "tiled 2D convolution on pitched images, input tile with halo (PMPP 7.6)",
@@ -25,9 +29,11 @@ int main(int argc, char **argv) {
          .set_mask = conv2d_tiled_set_mask,
          .launch = conv2d_tiled_launch,
          .block_rule = BLOCK_COVERS_MASK},
-        {.label = "naive global",
-         .set_mask = conv2d_naive_set_mask,
-         .launch = conv2d_naive_launch},
+        {.label = "solution",
+         .set_mask = wb_solution_conv2d_tiled_set_mask,
+         .launch = wb_solution_conv2d_tiled_launch,
+         .solution = 1},
+        {.label = "naive global", .set_mask = conv2d_naive_set_mask, .launch = conv2d_naive_launch},
     };
     return conv2d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

@@ -36,6 +36,14 @@ static void tuned_file(const char *argv0, char *path, size_t size) {
         snprintf(path, size, "%.*sch06_tuned.csv", slash ? (int)(slash - argv0 + 1) : 0, argv0);
 }
 
+/* Weak (workbook.h): earlier chapters' kernels are absent from a student's copy, the chapter's
+ * own solution is linked only when grading. */
+WB_EARLIER(conv2d_tiled_launch);
+WB_EARLIER(conv2d_tiled_set_mask);
+WB_SOLUTION_OF(conv2d_prefetch_launch);
+WB_SOLUTION_OF(conv2d_prefetch_set_mask);
+WB_SOLUTION_OF(conv2d_prefetch_refuses);
+
 static const char *tiled_refuses(int mask_w, int mask_h) {
     static char reason[64];
     snprintf(reason, sizeof reason, "chapter 05's kernel takes masks up to %dx%d",
@@ -72,6 +80,11 @@ int main(int argc, char **argv) {
          .set_mask = conv2d_prefetch_set_mask,
          .launch = conv2d_prefetch_launch,
          .refuses = conv2d_prefetch_refuses},
+        {.label = "solution",
+         .set_mask = wb_solution_conv2d_prefetch_set_mask,
+         .launch = wb_solution_conv2d_prefetch_launch,
+         .refuses = wb_solution_conv2d_prefetch_refuses,
+         .solution = 1},
         {.label = "ch06 tuned", .set_mask = tuned_set_mask, .launch = tuned_launch},
 #ifdef WB_HAVE_NPP
         npp,

@@ -190,8 +190,8 @@ static int kernels_for(void *context, const struct mask *mask,
     for (int v = 0; v < prefetch_variant_count; ++v) {
         const struct prefetch_variant *p = &prefetch_variants[v];
         if (p->mask_w != mask->width || p->mask_h != mask->height) continue;
-        struct conv2d_variant candidate = {p->label, prefetch_set_mask, p->launch, BLOCK_ANY,
-                                           NULL, NULL};
+        struct conv2d_variant candidate = {
+            .label = p->label, .set_mask = prefetch_set_mask, .launch = p->launch};
         sw->variant_of[count] = v;
         sw->candidates[count++] = candidate;
     }

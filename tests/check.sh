@@ -1,0 +1,55 @@
+#!/bin/sh
+# check.sh: `make check CH=NN`, the student's loop: a verdict in seconds, then the whole battery.
+#
+#   sh tests/check.sh TEST_DIR NN JOBS EXERCISE_DIR   (TEST_DIR: the chapter's CTestTestfile.cmake)
+#
+# Stage 1 runs the chapter's quick tests (label quick: the sizes and blocks that catch most bugs)
+# and stops at the first failure, printing its hint; stage 2, only when stage 1 passed, runs every
+# exercise test of the chapter. Each test has its time limit (tests/ctest_list.sh), so a kernel
+# that never returns fails its test instead of hanging the check. Exit 0 when everything passed
+# or there is no GPU to run on (said plainly), 1 otherwise. The verdict, with a checksum of the
+# kernel files it was reached on, goes to TEST_DIR/verdict for `make progress`.
+dir=$1 nn=$2 jobs=$3 exercise=$4
+sum=$(cat "$exercise"/*.cu | cksum | cut -d' ' -f1)
+cd "$dir" || exit 2
+rm -f verdict
+verdict() { printf '%s %s %s\n' "$1" "$sum" "$2" >verdict; }
+start=$(date +%s)
+summary() { # LOG: the pass count, and whether everything was skipped (no GPU)
+    grep -E 'tests passed|tests failed' "$1" | tail -1
+    if grep -q 'tests passed' "$1" && ! grep -qE 'Passed|\*\*\*Failed|\*\*\*Timeout' "$1"; then
+        echo "make check: no usable GPU here, so nothing ran: skipped is not passed"
+        exit 0
+    fi
+}
+echo "make check: chapter $nn, stage 1 of 2: the quick tests"
+ctest -j "$jobs" --output-on-failure --stop-on-failure -L '^quick$' -R "^ch${nn}_exercise_" >quick.log 2>&1
+quick=$?
+grep -E '^ *[0-9]+/[0-9]+ Test' quick.log
+summary quick.log
+if [ $quick -ne 0 ]; then
+    echo "make check: first verdict after $(($(date +%s) - start)) s: FAIL. The first failure's output:"
+    sed -n '/\*\*\*Failed\|\*\*\*Timeout\|\*\*\*Exception/,/^ *[0-9]*\/[0-9]* Test/p' quick.log | head -60
+    hint=$(grep -m1 -A1 'most likely cause' quick.log | tail -1)
+    [ -n "$hint" ] || hint=$(grep -m1 'hint \[' quick.log)
+    [ -n "$hint" ] && echo "make check: $hint" | sed 's/make check:  */make check: /'
+    echo "make check: fix this first; the full battery runs once the quick tests pass"
+    verdict failing "$hint"
+    exit 1
+fi
+echo "make check: quick tests passed after $(($(date +%s) - start)) s; stage 2 of 2: every test"
+ctest -j "$jobs" --output-on-failure -L '^exercise$' -LE '^quick$' -R "^ch${nn}_" >full.log 2>&1
+full=$?
+grep -E '^ *[0-9]+/[0-9]+ Test' full.log
+summary full.log
+if [ $full -ne 0 ]; then
+    grep -E 'Failed|Timeout' full.log | grep -v 'tests failed' | head -20
+    hint=$(grep -m1 -A1 'most likely cause' full.log | tail -1)
+    [ -n "$hint" ] || hint=$(grep -m1 'hint \[' full.log)
+    [ -n "$hint" ] && echo "make check: $hint" | sed 's/make check:  */make check: /'
+    echo "make check: chapter $nn FAILS (log: $dir/full.log), after $(($(date +%s) - start)) s"
+    verdict failing "$hint"
+    exit 1
+fi
+echo "make check: chapter $nn passes every test, after $(($(date +%s) - start)) s"
+verdict solved ""

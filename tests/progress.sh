@@ -1,0 +1,53 @@
+#!/bin/sh
+# progress.sh: `make progress`, one line per chapter and what to do next (like rustlings' list).
+#
+#   sh tests/progress.sh ROOT "CHAPTERS" EXERCISES_DIR JOBS
+#
+# A chapter is untouched while its TODO blocks hold nothing but comments; solved or failing
+# according to `make check CH=NN`'s last verdict on exactly these files (build/check/NN/verdict
+# holds a checksum of them); a chapter edited since its last check is checked now (make check),
+# where there is a GPU, or reported as not checked where there is none.
+root=$1 chapters=$2 exercises=$3 jobs=$4
+cd "$root" || exit 2
+has_gpu=0
+nvidia-smi -L >/dev/null 2>&1 && has_gpu=1
+# Lines of code (not comments, not blank) inside the TODO blocks of the given files.
+written() {
+    awk '/\/\/ ---- TODO [0-9]* begin/ { inside = 1; next }
+         /\/\/ ---- TODO [0-9]* end/ { inside = 0; next }
+         inside && !/^[ \t]*(\/\/.*)?$/ { n++ } END { print n + 0 }' "$@"
+}
+next=
+solved=0 total=0
+for chapter in $chapters; do
+    nn=${chapter%%_*}
+    total=$((total + 1))
+    dir="$exercises/$chapter"
+    verdict_file="build/check/$nn/verdict"
+    sum=$(cat "$dir"/*.cu | cksum | cut -d' ' -f1)
+    if [ "$(written "$dir"/*.cu)" -eq 0 ]; then
+        state="untouched"
+    else
+        if ! grep -q "^[a-z]* $sum " "$verdict_file" 2>/dev/null && [ $has_gpu -eq 1 ]; then
+            make -s check CH="$nn" JOBS="$jobs" EXERCISES="$exercises" >/dev/null 2>&1
+        fi
+        if grep -q "^solved $sum " "$verdict_file" 2>/dev/null; then
+            state="solved"
+        elif grep -q "^failing $sum " "$verdict_file" 2>/dev/null; then
+            hint=$(sed -n "s/^failing $sum //p" "$verdict_file" | sed 's/^ *//')
+            state="failing${hint:+: $hint}"
+        elif [ $has_gpu -eq 0 ]; then
+            state="written, not checked (no GPU here: run make check CH=$nn on a GPU machine)"
+        else
+            state="written, not checked (make check CH=$nn did not finish: run it to see why)"
+        fi
+    fi
+    case $state in solved) solved=$((solved + 1)) ;; *) [ -n "$next" ] || next=$nn ;; esac
+    printf '  %-22s %s\n' "$chapter" "$state"
+done
+echo "progress: $solved of $total chapters solved"
+if [ -n "$next" ]; then
+    echo "next: chapter $next: read chapters/$(printf '%s\n' $chapters | grep "^$next")/README.md, edit $exercises/$(printf '%s\n' $chapters | grep "^$next")/, then make check CH=$next"
+else
+    echo "next: every chapter is solved; make run shows them all on the standard workloads"
+fi
