@@ -22,6 +22,12 @@ summary() { # LOG: the pass count, and whether everything was skipped (no GPU)
         exit 0
     fi
 }
+hint_of() { # LOG: prints and keeps (in $hint) the run's summary hint, else the first hint
+    hint=$(grep -m1 -A1 'most likely cause' "$1" | tail -1)
+    [ -n "$hint" ] || hint=$(grep -m1 'hint \[' "$1")
+    hint=$(printf '%s' "$hint" | sed 's/^ *//')
+    [ -z "$hint" ] || echo "make check: $hint"
+}
 echo "make check: chapter $nn, stage 1 of 2: the quick tests"
 ctest -j "$jobs" --output-on-failure --stop-on-failure -L '^quick$' -R "^ch${nn}_exercise_" >quick.log 2>&1
 quick=$?
@@ -30,9 +36,7 @@ summary quick.log
 if [ $quick -ne 0 ]; then
     echo "make check: first verdict after $(($(date +%s) - start)) s: FAIL. The first failure's output:"
     sed -n '/\*\*\*Failed\|\*\*\*Timeout\|\*\*\*Exception/,/^ *[0-9]*\/[0-9]* Test/p' quick.log | head -60
-    hint=$(grep -m1 -A1 'most likely cause' quick.log | tail -1)
-    [ -n "$hint" ] || hint=$(grep -m1 'hint \[' quick.log)
-    [ -n "$hint" ] && echo "make check: $hint" | sed 's/make check:  */make check: /'
+    hint_of quick.log
     echo "make check: fix this first; the full battery runs once the quick tests pass"
     verdict failing "$hint"
     exit 1
@@ -44,9 +48,7 @@ grep -E '^ *[0-9]+/[0-9]+ Test' full.log
 summary full.log
 if [ $full -ne 0 ]; then
     grep -E 'Failed|Timeout' full.log | grep -v 'tests failed' | head -20
-    hint=$(grep -m1 -A1 'most likely cause' full.log | tail -1)
-    [ -n "$hint" ] || hint=$(grep -m1 'hint \[' full.log)
-    [ -n "$hint" ] && echo "make check: $hint" | sed 's/make check:  */make check: /'
+    hint_of full.log
     echo "make check: chapter $nn FAILS (log: $dir/full.log), after $(($(date +%s) - start)) s"
     verdict failing "$hint"
     exit 1

@@ -46,12 +46,13 @@ add() {
     printf ')\n'
     printf 'set_tests_properties(%s PROPERTIES LABELS "%s"' "$t_name" "$t_labels"
     case ";$t_labels;" in *";gpu;"*)
-        printf ' SKIP_RETURN_CODE 77 PROCESSORS %d TIMEOUT %d' "$threads" $((limit + 30))
+        printf ' SKIP_RETURN_CODE 77 TIMEOUT %d' $((limit + 30))
         printf ' ENVIRONMENT "OMP_NUM_THREADS=%d;OMP_WAIT_POLICY=PASSIVE;WB_TIME_LIMIT_S=%d"' \
             "$threads" "$limit"
-        [ "$threads" -gt 1 ] && printf ' COST 100' # the longest start first
         ;;
     esac
+    printf ' PROCESSORS %d' "$threads"
+    [ "$threads" -gt 1 ] && printf ' COST 100' # the longest start first
     printf ')\n'
 }
 # usage_error NAME REGEX COMMAND... : bad input must give exit 2 and a one-line message.
@@ -98,6 +99,16 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
 
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
 add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
+
+# ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
+# The exporters' files, read back with real parsers (hostile names, notes and logs).
+add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"
+# Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
+# takes four of CTest's slots.
+threads=$HEAVY_THREADS
+add grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
+    "$root" "$b/tests/grade_submissions"
+threads=1
 
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"

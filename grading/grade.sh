@@ -1,0 +1,252 @@
+#!/bin/sh
+# grade.sh: `make grade`: builds a student's kernel files beside the workbook, runs the tests the
+# rubric names, measures speed against the solution in the same process, and writes the results
+# for the tools instructors use (grading/export.sh: results.json, junit.xml, summary.txt; with
+# many students grading/gradebook.sh: gradebook.csv). README.md, "For instructors", tells how.
+#
+#   sh grading/grade.sh ROOT "CHAPTERS" RUBRIC SUBMISSION SUBMISSIONS JOBS    (the Makefile does)
+#
+# SUBMISSION: one student's folder, holding DIR/exercises/NN_name/*.cu or DIR/NN_name/*.cu;
+# SUBMISSIONS: a folder with one such folder per student; neither: the workbook's exercises/.
+# Environment: GRADE_CHAPTERS="01 03" grades only those chapters; GRADE_TIME_LIMIT=S replaces
+# every test's time limit; HIDDEN_TESTS=file adds the instructor's own tests, one per line:
+# "NN name arguments..." runs the chapter's program with those arguments as test chNN_hidden_name.
+#
+# Nothing in the workbook or the submission is written: each student's files are copied to
+# build/grade/<student>/src and built there. Each test is its own process with a time limit, so a
+# kernel that hangs, crashes or writes out of bounds fails its tests and nothing else. This runs
+# the student's code with your rights: it is not a sandbox.
+# Sections: arguments, one student (collect, build, run, score, speed), the main loop.
+root=$1 chapters=$2 rubric=$3 submission=$4 submissions=$5 jobs=${6:-2}
+cd "$root" || exit 2
+die() {
+    echo "grade: $*" >&2
+    exit 2
+}
+[ -f "$rubric" ] || die "no rubric '$rubric' (RUBRIC=path; the default is grading/rubric.txt)"
+awk '!/^[ \t]*(#|$)/ && !(NF == 4 || ($2 == "speed" && NF == 5)) { exit 1 }' "$rubric" ||
+    die "$rubric: every line must be 'NN group points regex' or 'NN speed points full zero'"
+[ -z "$submission" ] || [ -z "$submissions" ] || die "give SUBMISSION or SUBMISSIONS, not both"
+[ -z "$submission" ] || [ -d "$submission" ] || die "SUBMISSION '$submission' is not a folder"
+[ -z "$submissions" ] || [ -d "$submissions" ] || die "SUBMISSIONS '$submissions' is not a folder"
+[ -z "$HIDDEN_TESTS" ] || [ -f "$HIDDEN_TESTS" ] || die "HIDDEN_TESTS '$HIDDEN_TESTS' is not a file"
+graded=
+for chapter in $chapters; do
+    nn=${chapter%%_*}
+    if [ -z "$GRADE_CHAPTERS" ] || printf ' %s ' "$GRADE_CHAPTERS" | grep -q " $nn "; then
+        graded="$graded $chapter"
+    fi
+done
+[ -n "$graded" ] || die "GRADE_CHAPTERS='$GRADE_CHAPTERS' names no chapter"
+out_root="$root/build/grade"
+tab=$(printf '\t')
+
+# ---- one student ---------------------------------------------------------------------------
+
+# collect NN_name DIR G: copies the chapter's kernel files from the submission to G/src; prints
+# nothing and returns 0 when all are there, else writes why to G/missing_NN.txt.
+collect() {
+    chapter=$1 dir=$2 g=$3 nn=${1%%_*}
+    from="$dir/exercises/$chapter"
+    [ -d "$from" ] || from="$dir/$chapter"
+    mkdir -p "$g/src/$chapter"
+    if [ ! -d "$from" ]; then
+        echo "no folder $chapter/ (nor exercises/$chapter/) in the submission" >"$g/missing_$nn.txt"
+        return 1
+    fi
+    for f in "$from"/* "$from"/.[!.]*; do
+        [ -e "$f" ] || continue
+        name=$(basename "$f")
+        [ -e "exercises/$chapter/$name" ] || echo "extra file ignored: $chapter/$name" >>"$g/flags.txt"
+    done
+    missing=0
+    for f in exercises/"$chapter"/*.cu; do
+        name=$(basename "$f")
+        if [ -f "$from/$name" ] && [ ! -L "$from/$name" ]; then
+            cp "$from/$name" "$g/src/$chapter/$name"
+        else
+            echo "no file $chapter/$name (a regular file) in the submission" >>"$g/missing_$nn.txt"
+            missing=1
+        fi
+    done
+    [ $missing -eq 0 ] || return 1
+    tests/exercise_drift.sh "$g/src/$chapter" "exercises/$chapter" >"$g/drift_$nn.log" 2>&1 ||
+        echo "ch$nn: $(cd exercises/"$chapter" && echo *.cu) changed outside the TODO blocks (see $g/drift_$nn.log)" >>"$g/flags.txt"
+    return 0
+}
+
+# run_tests G TSV: every test line (name, labels, limit, threads, command) as its own process
+# with its time limit; heavy tests (more threads) first, fewer at a time, so the threads never
+# outnumber JOBS. Leaves G/logs/NAME.log, .rc and .seconds.
+run_tests() {
+    g=$1 list=$2
+    mkdir -p "$g/logs" "$g/run"
+    while IFS="$tab" read -r name labels limit threads command; do
+        [ -n "${GRADE_TIME_LIMIT:-}" ] && limit=$GRADE_TIME_LIMIT
+        cat >"$g/run/$name.sh" <<EOF
+start=\$(date +%s.%N)
+OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=PASSIVE WB_TIME_LIMIT_S=$limit \\
+    timeout -k 5 $((limit + 30)) $command >"$g/logs/$name.log" 2>&1 </dev/null
+echo \$? >"$g/logs/$name.rc"
+echo "\$(date +%s.%N) \$start" | awk '{ printf "%.2f\n", \$1 - \$2 }' >"$g/logs/$name.seconds"
+EOF
+        echo "$threads $g/run/$name.sh"
+    done <"$list" >"$g/run/all.txt"
+    heavy_jobs=$((jobs / 4))
+    [ $heavy_jobs -ge 1 ] || heavy_jobs=1
+    awk '$1 > 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$heavy_jobs" sh
+    awk '$1 <= 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$jobs" sh
+}
+
+# status G NAME: pass, fail, timeout or skipped (no GPU) from the test's exit code and log.
+status() {
+    rc=$(cat "$1/logs/$2.rc" 2>/dev/null || echo 1)
+    case $rc in
+    0) echo pass ;;
+    77) echo skipped ;;
+    124 | 137) echo timeout ;;
+    *) if grep -q 'stopped after .* (WB_TIME_LIMIT_S)' "$1/logs/$2.log"; then echo timeout; else echo fail; fi ;;
+    esac
+}
+
+# speed G NN_name FULL ZERO POINTS: the student's and the solution's median time in one process;
+# prints "score<TAB>note" and adds a leaderboard line.
+speed() {
+    g=$1 chapter=$2 full=$3 zero=$4 points=$5 nn=${2%%_*}
+    program="$g/build/ch${chapter}_exercise"
+    OMP_WAIT_POLICY=PASSIVE WB_TIME_LIMIT_S=${GRADE_TIME_LIMIT:-120} timeout -k 5 180 \
+        "$program" --bench --json --reps 50 >"$g/logs/speed_$nn.json" 2>"$g/logs/speed_$nn.log" </dev/null
+    rc=$?
+    [ $rc -eq 77 ] && { printf '0\tnot measured: no usable GPU\n'; return; }
+    mine=$(sed -n '1s/.*"median_ms":\([0-9.e+-]*\).*/\1/p' "$g/logs/speed_$nn.json")
+    theirs=$(sed -n '/"variant":"solution"/s/.*"median_ms":\([0-9.e+-]*\).*/\1/p' "$g/logs/speed_$nn.json" | head -1)
+    if [ $rc -ne 0 ] || [ -z "$mine" ] || [ -z "$theirs" ]; then
+        printf '0\tnot measured: the bench run failed (exit %s, see %s)\n' "$rc" "$g/logs/speed_$nn.log"
+        return
+    fi
+    printf '%s\t%s\t%s\t%s\n' "$nn" "$mine" "$theirs" "$(awk -v a="$mine" -v b="$theirs" 'BEGIN { printf "%.3f", a / b }')" >>"$g/leaderboard.tsv"
+    awk -v a="$mine" -v b="$theirs" -v f="$full" -v z="$zero" -v p="$points" 'BEGIN {
+        r = a / b; s = r <= f ? 1 : (r >= z ? 0 : (z - r) / (z - f))
+        printf "%.2f\t%.2fx the solution'"'"'s time (%.4f ms against %.4f ms)\n", p * s, r, a, b }'
+}
+
+grade_one() {
+    student=$1 dir=$2
+    g="$out_root/$student"
+    rm -rf "$g" && mkdir -p "$g/build" || die "cannot write $g"
+    printf '%s\n' "$student" >"$g/student"
+    : >"$g/flags.txt"
+    : >"$g/chapters.tsv"
+    : >"$g/tests.tsv"
+    : >"$g/groups.tsv"
+    built=
+    for chapter in $graded; do
+        nn=${chapter%%_*}
+        if ! collect "$chapter" "$dir" "$g"; then
+            printf '%s\tmissing\t%s\n' "$nn" "$g/missing_$nn.txt" >>"$g/chapters.tsv"
+            continue
+        fi
+        if ! make -s -j "$jobs" EXERCISES="$g/src" EXERCISE_BUILD="$g/build" WITH_SOLUTION=1 \
+            "$g/build/ch${chapter}_exercise" >"$g/compile_$nn.log" 2>&1; then
+            printf '%s\tcompile_error\t%s\n' "$nn" "$g/compile_$nn.log" >>"$g/chapters.tsv"
+            continue
+        fi
+        printf '%s\tgraded\t\n' "$nn" >>"$g/chapters.tsv"
+        built="$built $chapter"
+    done
+    # The tests the rubric names, for the chapters that built, plus the hidden ones.
+    if [ -n "$built" ]; then
+        WB_LIST_FORMAT=tsv WB_EXERCISE_DIR="$g/build" sh tests/ctest_list.sh "$root" "$built" \
+            >"$g/all_tests.tsv" || die "tests/ctest_list.sh failed"
+        if [ -n "$HIDDEN_TESTS" ]; then
+            while read -r nn name args; do
+                case $nn in '' | \#*) continue ;; esac
+                chapter=$(printf '%s\n' $built | grep "^${nn}_") || continue
+                printf 'ch%s_hidden_%s\tgpu;ch%s;exercise;hidden\t60\t1\t%s %s\n' "$nn" "$name" "$nn" \
+                    "$g/build/ch${chapter}_exercise" "$args"
+            done <"$HIDDEN_TESTS" >>"$g/all_tests.tsv"
+        fi
+        regex=$(awk '!/^[ \t]*(#|$)/ && $2 != "speed" { printf "%s%s", sep, $4; sep = "|" }' "$rubric")
+        awk -F "$tab" -v re="$regex" '$1 ~ re' "$g/all_tests.tsv" >"$g/run_tests.tsv"
+        run_tests "$g" "$g/run_tests.tsv"
+    fi
+    # Score each rubric line.
+    while read -r nn group points a b; do
+        case $nn in '' | \#*) continue ;; esac
+        chapter_status=$(awk -F "$tab" -v n="$nn" '$1 == n { print $2 }' "$g/chapters.tsv")
+        [ -n "$chapter_status" ] || continue # a chapter not graded this time
+        if [ "$chapter_status" != graded ]; then
+            note="does not compile"
+            [ "$chapter_status" = missing ] && note=$(head -1 "$g/missing_$nn.txt")
+            printf '%s\t%s\t0\t%s\t%s\n' "$nn" "$group" "$points" "$note" >>"$g/groups.tsv"
+            continue
+        fi
+        if [ "$group" = speed ]; then
+            printf '%s\t%s\tSPEED\t%s\t%s %s\n' "$nn" "$group" "$points" "$a" "$b" >>"$g/groups.tsv"
+            continue
+        fi
+        passed=0 total=0
+        for name in $(awk -F "$tab" -v re="$a" '$1 ~ re { print $1 }' "$g/run_tests.tsv"); do
+            st=$(status "$g" "$name")
+            total=$((total + 1))
+            [ "$st" = pass ] && passed=$((passed + 1))
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$nn" "$group" "$name" "$st" \
+                "$(cat "$g/logs/$name.seconds" 2>/dev/null || echo 0)" "$g/logs/$name.log" >>"$g/tests.tsv"
+        done
+        skipped=$(awk -F "$tab" -v n="$nn" -v gr="$group" '$1 == n && $2 == gr && $4 == "skipped"' "$g/tests.tsv" | wc -l)
+        if [ "$total" -eq 0 ]; then
+            note="no test matched '$a': check the rubric"
+        elif [ "$skipped" -gt 0 ]; then
+            note="$passed of $total tests passed; $skipped not run: no usable GPU"
+        else
+            note="$passed of $total tests passed"
+        fi
+        score=$(awk -v p="$points" -v k="$passed" -v t="$total" 'BEGIN { printf "%.2f", t ? p * k / t : 0 }')
+        printf '%s\t%s\t%s\t%s\t%s\n' "$nn" "$group" "$score" "$points" "$note" >>"$g/groups.tsv"
+    done <"$rubric"
+    # Speed last, alone on the GPU, and only for chapters whose other groups have full points.
+    while IFS="$tab" read -r nn group score max note; do
+        if [ "$score" != SPEED ]; then
+            printf '%s\t%s\t%s\t%s\t%s\n' "$nn" "$group" "$score" "$max" "$note"
+            continue
+        fi
+        short=$(awk -F "$tab" -v n="$nn" '$1 == n && $3 != "SPEED" && $3 + 0 < $4 + 0' "$g/groups.tsv" | wc -l)
+        if [ "$short" -gt 0 ]; then
+            printf '%s\tspeed\t0\t%s\tnot measured: the kernel does not pass every test yet\n' "$nn" "$max"
+            continue
+        fi
+        chapter=$(printf '%s\n' $graded | grep "^${nn}_")
+        result=$(speed "$g" "$chapter" "${note% *}" "${note#* }" "$max")
+        printf '%s\tspeed\t%s\t%s\t%s\n' "$nn" "${result%%"$tab"*}" "$max" "${result#*"$tab"}"
+    done <"$g/groups.tsv" >"$g/groups.scored"
+    mv "$g/groups.scored" "$g/groups.tsv"
+    sh grading/export.sh "$g" || die "grading/export.sh failed for $student"
+    if grep -q "${tab}skipped$tab" "$g/tests.tsv"; then
+        echo "grade: no usable GPU here: the GPU tests did not run, and their groups score 0"
+    fi
+    echo "grade: $student: results in $g (results.json, junit.xml, summary.txt)"
+}
+
+# ---- the main loop -------------------------------------------------------------------------
+
+# A folder name as a student's name in paths: letters, digits, dot, dash, underscore.
+safe_name() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64; }
+
+if [ -n "$submissions" ]; then
+    out_root="$out_root/$(safe_name "$(basename "$(cd "$submissions" && pwd)")")"
+    rm -rf "$out_root"
+    count=0
+    for dir in "$submissions"/*/; do
+        [ -d "$dir" ] || continue
+        name=$(safe_name "$(basename "$dir")")
+
+        grade_one "$name" "${dir%/}"
+        count=$((count + 1))
+    done
+    [ $count -gt 0 ] || die "SUBMISSIONS '$submissions' has no student folders"
+    sh grading/gradebook.sh "$out_root" || die "grading/gradebook.sh failed"
+elif [ -n "$submission" ]; then
+    grade_one "$(safe_name "$(basename "$(cd "$submission" && pwd)")")" "$(cd "$submission" && pwd)"
+else
+    grade_one exercises "$root/exercises"
+fi

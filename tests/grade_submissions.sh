@@ -1,0 +1,89 @@
+#!/bin/sh
+# grade_submissions.sh: `make grade SUBMISSIONS=...` on submissions written to break a grader.
+#
+#   sh tests/grade_submissions.sh ROOT SCRATCH_DIR
+#
+# Writes, from the chapter 01 solution, one folder per student under SCRATCH_DIR/class: the
+# solution itself (in the exercises/NN_name/ layout), a file that does not compile, a kernel that
+# hangs, one that writes far out of bounds (an illegal address), one that writes one element past
+# the end (only memcheck sees it), and a ghost-cell mutant edited outside its TODO blocks with an
+# extra file beside it. Every student lacks chapter 02 (missing). Grades them all with
+# tests/fixtures/rubric_small.txt and checks, with Python's json, xml and csv parsers, what each
+# must score, which hint each must show and what the instructor is told. Without a GPU only what
+# needs none is checked (build failures, missing files, flags, the files' formats), and it says so.
+root=$1 scratch=$2
+solution="$root/solutions/01_basic_1d/conv1d_basic.cu"
+[ -f "$solution" ] || { echo "grade_submissions: no $solution (a student's copy): skipping"; exit 77; }
+command -v python3 >/dev/null || { echo "grade_submissions: python3 is needed to parse the results: skipping"; exit 77; }
+class="$scratch/class"
+rm -rf "$scratch" && mkdir -p "$class" || exit 1
+make_student() { # NAME LAYOUT SED_EXPRESSION
+    dir="$class/$1/$2"
+    mkdir -p "$dir"
+    sed "$3" "$solution" >"$dir/conv1d_basic.cu"
+}
+make_student solution exercises/01_basic_1d 's/^//'
+make_student no_compile 01_basic_1d 's/int blocks = /int blocks = oops + /'
+make_student hangs 01_basic_1d 's/if (i >= n) return;/if (i >= n) return;\
+    if (i == 0) { volatile int spin = 1; while (spin) { } }/'
+make_student crashes 01_basic_1d 's/out\[i\] = sum;/out[i + (1 << 28)] = sum;/'
+make_student past_the_end 01_basic_1d 's/if (i >= n) return;/if (i > n) return;/'
+make_student ghost_mutant 01_basic_1d 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/; s/one thread per output,/one thread per output (mine),/'
+echo "my notes" >"$class/ghost_mutant/01_basic_1d/notes.txt"
+out=$(cd "$root" && make -s grade SUBMISSIONS="$class" RUBRIC=tests/fixtures/rubric_small.txt \
+    GRADE_CHAPTERS="01 02" GRADE_TIME_LIMIT=8 2>&1)
+rc=$?
+printf '%s\n' "$out" | tail -40
+[ $rc -eq 0 ] || { echo "grade_submissions: make grade exited $rc"; exit 1; }
+gpu=1
+printf '%s\n' "$out" | grep -q 'no usable GPU here' && gpu=0
+python3 - "$root/build/grade/class" "$gpu" <<'PY'
+import csv, json, sys, xml.etree.ElementTree as ET
+base, gpu = sys.argv[1], sys.argv[2] == "1"
+failures = []
+def check(cond, what):
+    if not cond: failures.append(what)
+def load(student):
+    g = f"{base}/{student}"
+    results = json.load(open(f"{g}/results.json"))
+    junit = ET.parse(f"{g}/junit.xml").getroot()
+    groups = {}
+    for line in open(f"{g}/groups.tsv"):
+        nn, group, score, top, note = line.rstrip("\n").split("\t")
+        groups[(nn, group)] = (float(score), float(top), note)
+    return results, junit, groups, open(f"{g}/flags.txt").read(), open(f"{g}/chapters.tsv").read()
+students = ["solution", "no_compile", "hangs", "crashes", "past_the_end", "ghost_mutant"]
+data = {s: load(s) for s in students}
+for s, (results, junit, groups, flags, chapters) in data.items():
+    check("02\tmissing" in chapters, f"{s}: chapter 02 not reported missing")
+    check(groups[("02", "correctness")][0] == 0, f"{s}: a missing chapter scored")
+    check(abs(results["score"] - sum(v[0] for v in groups.values())) < 0.01, f"{s}: results.json score is not the sum")
+    check(junit.tag == "testsuites", f"{s}: junit.xml root is {junit.tag}")
+results, junit, groups, flags, chapters = data["no_compile"]
+check("01\tcompile_error" in chapters, "no_compile: not reported as a compile error")
+check(any("oops" in t["output"] for t in results["tests"]), "no_compile: the compiler's error is not shown")
+results, junit, groups, flags, chapters = data["ghost_mutant"]
+check("changed outside the TODO blocks" in flags, "ghost_mutant: the edit outside TODO blocks is not flagged")
+check("extra file ignored: 01_basic_1d/notes.txt" in flags, "ghost_mutant: the extra file is not listed")
+check("changed outside" not in data["solution"][3], "solution: flagged although unchanged outside TODO")
+rows = list(csv.reader(open(f"{base}/gradebook.csv")))
+check(len(rows) == 1 + len(students), f"gradebook.csv has {len(rows)} rows")
+if gpu:
+    s = data["solution"][2]
+    check(all(v[0] == v[1] for k, v in s.items() if k[0] == "01"), f"solution: not full marks: {s}")
+    h = data["hangs"]
+    check(h[2][("01", "correctness")][0] < h[2][("01", "correctness")][1], "hangs: correctness not reduced")
+    check(any("hint [hang]" in t["output"] for t in h[0]["tests"]), "hangs: no hang hint")
+    c = data["crashes"]
+    check(c[2][("01", "correctness")][0] == 0, "crashes: correctness points for a crashing kernel")
+    check(any("hint [out-of-bounds]" in t["output"] for t in c[0]["tests"]), "crashes: no out-of-bounds hint")
+    p = data["past_the_end"][2]
+    check(p[("01", "sanitizers")][0] == 0, "past_the_end: memcheck did not cost its point")
+    m = data["ghost_mutant"]
+    check(m[2][("01", "correctness")][0] < m[2][("01", "correctness")][1], "ghost_mutant: correctness not reduced")
+    check(any("hint [ghost-cells]" in t["output"] for t in m[0]["tests"]), "ghost_mutant: no ghost-cells hint")
+    check(m[2][("01", "speed")][0] == 0, "ghost_mutant: speed points for a wrong kernel")
+for f in failures: print("grade_submissions: " + f)
+print("grade_submissions: %s; %d problems" % ("all checks" if gpu else "no GPU: the checks that need none", len(failures)))
+sys.exit(1 if failures else 0)
+PY
