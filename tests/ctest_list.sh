@@ -26,7 +26,8 @@ exercise_dir=${WB_EXERCISE_DIR:-$b}
 expect="$root/tests/expect_exit.sh"
 fixtures="$root/tests/fixtures"
 HEAVY_THREADS=4
-TIME_LIMIT_S=60     # a GPU test: its longest today takes about 10 s alone on an H100
+TIME_LIMIT_S=60       # a GPU test: several times what the slowest ordinary one needs
+HEAVY_LIMIT_S=120     # the 2^26-value tests and chapter 06's sweep over every variant
 SANITIZER_LIMIT_S=240 # compute-sanitizer slows a program down 10-100 times
 threads=1 limit=$TIME_LIMIT_S
 
@@ -63,9 +64,9 @@ usage_error() {
 }
 # heavy NAME LABELS COMMAND... : a GPU test whose CPU reference is large (2^26 values or more).
 heavy() {
-    threads=$HEAVY_THREADS
+    threads=$HEAVY_THREADS limit=$HEAVY_LIMIT_S
     add "$@"
-    threads=1
+    threads=1 limit=$TIME_LIMIT_S
 }
 # sanitized NAME LABELS COMMAND... : a test run under compute-sanitizer, with its longer limit.
 sanitized() {
@@ -82,6 +83,7 @@ for section in rng masks mask_files reference verify cli safe_output; do
 done
 # Hints: each simulated bug is named for what it is (fresh random data; the seed is printed).
 add unit_diagnose "cpu" "$b/tests/unit_diagnose"
+add hint_lesson_sections "cpu" "$root/tests/hint_sections.sh" "$root"
 usage_error imginfo_missing_file "cannot open" "$b/imginfo" "$fixtures/no_such_file.png"
 usage_error imginfo_not_png "not a PNG" "$b/imginfo" "$fixtures/not_a_png.png"
 usage_error imginfo_truncated_png "truncated|corrupt" "$b/imginfo" "$fixtures/truncated.png"
@@ -179,6 +181,8 @@ for chapter in $chapters; do
         --mask-file "$fixtures/mask_escape.txt"
     usage_error "ch${nn}_argument_escape" "\\\\x1b\\[2J' is not a whole number" "$solution" \
         --seed "$(printf '12\033[2J')"
+    usage_error "ch${nn}_time_limit_not_number" "WB_TIME_LIMIT_S='abc' is not a number" \
+        env WB_TIME_LIMIT_S=abc "$speaker" --check
     . "$battery"
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
     # with the chapter's default mask, the one its exercise kernel is built for.

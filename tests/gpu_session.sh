@@ -1,24 +1,52 @@
 #!/bin/sh
-# gpu_session.sh: everything a GPU machine should confirm, in one go (used for the device runs
-# recorded in the lessons and issue notes).
+# gpu_session.sh: everything a GPU machine should confirm, in steps that fit the device tool's
+# ten-minute calls (used for the device runs recorded in the lessons and issue notes).
 #
-#   sh tests/gpu_session.sh [LOG_DIR]        default LOG_DIR: build/logs
+#   sh tests/gpu_session.sh LOG_DIR [STEP...]      steps: build test check grade mutants run
+#                                                  (default: build test check grade)
 #
-# Builds, runs the full `make test` (nothing may be skipped on a GPU machine), the student
-# exercise tests (expected to fail while unsolved), `make run`, and each chapter's --bench on the
-# standard workload (make run holds those). Logs: build.log, test.log, check.log, mutants.log,
-# run.log; make run's images are copied beside them.
+# build: make -j, no warnings allowed; test: the full `make test` with its wall time (nothing may
+# be skipped on a GPU machine); check: `make check CH=NN` on the unsolved exercise of every
+# chapter, with the time to the first verdict and in all; grade: the reference solutions graded
+# as a submission (full marks expected) and the workbook's own exercises (no correctness points);
+# mutants: tests/mutants.sh (each planted bug caught, with its hint); run: `make run`. Logs:
+# LOG_DIR/<step>.log, and device.log.
 logs=${1:-build/logs}
+shift
+steps=${*:-build test check grade}
 mkdir -p "$logs"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv | tee "$logs/device.log"
-make -j"$(nproc)" >"$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; exit 1; }
-grep -i 'warning' "$logs/build.log" && echo "gpu_session: the build printed warnings"
-make test 2>&1 | tee "$logs/test.log" | grep -E 'tests passed|Skipped|Failed|\*\*\*'
-for entry in chapters/[0-9][0-9]_*/chapter.mk; do # every registered chapter
-    ch=$(basename "$(dirname "$entry")" | cut -c1-2)
-    make check CH="$ch" >>"$logs/check.log" 2>&1
+elapsed() { echo "$(($(date +%s) - $1)) s"; }
+for step in $steps; do
+    start=$(date +%s)
+    case $step in
+    build)
+        make -j"$(nproc)" >"$logs/build.log" 2>&1 || { tail -30 "$logs/build.log"; exit 1; }
+        grep -i 'warning' "$logs/build.log" && echo "gpu_session: the build printed warnings"
+        ;;
+    test)
+        make test >"$logs/test.log" 2>&1
+        grep -E 'tests passed|Skipped|Failed|\*\*\*' "$logs/test.log" | tail -30
+        ;;
+    check)
+        for entry in chapters/[0-9][0-9]_*/chapter.mk; do # every registered chapter
+            ch=$(basename "$(dirname "$entry")" | cut -c1-2)
+            make check CH="$ch" >>"$logs/check.log" 2>&1
+        done
+        grep -E 'first verdict|make check: hint|make check: chapter' "$logs/check.log"
+        ;;
+    grade)
+        make grade SUBMISSION=solutions >"$logs/grade.log" 2>&1
+        make grade >>"$logs/grade.log" 2>&1
+        grep -E 'total:|grade:' "$logs/grade.log"
+        ;;
+    mutants) sh tests/mutants.sh >"$logs/mutants.log" 2>&1; cat "$logs/mutants.log" ;;
+    run)
+        make run >"$logs/run.log" 2>&1
+        tail -20 "$logs/run.log"
+        cp build/out/coffee_*.png "$logs/" 2>/dev/null
+        ;;
+    *) echo "gpu_session: no step '$step'"; exit 2 ;;
+    esac
+    echo "gpu_session: $step took $(elapsed "$start")" | tee -a "$logs/times.log"
 done
-grep -E 'tests passed' "$logs/check.log" | sed 's/^/exercise (unsolved): /'
-sh tests/mutants.sh 2>&1 | tee "$logs/mutants.log"
-make run 2>&1 | tee "$logs/run.log"
-cp build/out/coffee_*.png "$logs/" 2>/dev/null

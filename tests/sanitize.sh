@@ -25,14 +25,14 @@ case $rc in
 77) echo "sanitize.sh: no usable GPU: skipping" ;;
 99)
     echo "sanitize.sh: $tool reported errors"
+    barrier="chapters/03_tiled_halo/README.md, 'The barrier, and why no thread may leave early'"
+    ghost="chapters/01_basic_1d/README.md, 'Ghost cells'"
     case $tool in
-    memcheck) echo "  hint [out-of-bounds]: a thread read or wrote outside its arrays: a thread" \
-        "past the end (i >= n) must neither read nor write, and every index into the input must" \
-        "lie in 0 .. n-1 (see chapters/01_basic_1d/README.md, 'Ghost cells'); the report above" \
-        "names the kernel and the source line" ;;
+    memcheck) echo "  hint [out-of-bounds]: a thread read or wrote outside its arrays: a thread past" \
+        "the end (i >= n) must neither read nor write, and every input index must lie in 0 .. n-1" \
+        "(see $ghost); the report above names the kernel and the source line" ;;
     racecheck) echo "  hint [race]: threads share the tile without a barrier between writing and" \
-        "reading it: a missing __syncthreads() (see chapters/03_tiled_halo/README.md, 'The" \
-        "barrier, and why no thread may leave early')" ;;
+        "reading it: a missing __syncthreads() (see $barrier)" ;;
     esac
     exit 1
     ;;
