@@ -368,13 +368,13 @@ struct diagnosis diagnose_failure(const struct failure *f) {
 /* ---- the run's summary -------------------------------------------------------------------- */
 
 static struct {
-    int count[HINT_COUNT];
+    double votes[HINT_COUNT];
     struct diagnosis example[HINT_COUNT];
     int example_mask_w[HINT_COUNT];
     int failed_odd, failed_even, passed_odd;
 } tally;
 
-void hint_tally(struct diagnosis d, int mask_w, int mask_h, int failed) {
+void hint_tally(struct diagnosis d, int mask_w, int mask_h, int failed, double weight) {
     int even = mask_w % 2 == 0 || (mask_h > 1 && mask_h % 2 == 0);
     if (!failed) {
         tally.passed_odd += !even;
@@ -384,24 +384,28 @@ void hint_tally(struct diagnosis d, int mask_w, int mask_h, int failed) {
         ++tally.failed_even;
     else
         ++tally.failed_odd;
-    if (d.hint > HINT_NONE && d.hint < HINT_COUNT && tally.count[d.hint]++ == 0) {
-        tally.example[d.hint] = d;
-        tally.example_mask_w[d.hint] = mask_w;
+    if (d.hint > HINT_NONE && d.hint < HINT_COUNT) {
+        if (tally.votes[d.hint] == 0.0) {
+            tally.example[d.hint] = d;
+            tally.example_mask_w[d.hint] = mask_w;
+        }
+        tally.votes[d.hint] += weight > 0.0 ? weight : 1.0;
     }
 }
 
 void hint_tally_print(FILE *out, int dims) {
     enum hint best = HINT_NONE;
-    if (tally.count[HINT_RACE]) {
+    if (tally.votes[HINT_RACE] > 0.0) {
         best = HINT_RACE;
     } else if (tally.failed_even && !tally.failed_odd && tally.passed_odd) {
         best = HINT_EVEN_WIDTHS;
         tally.example[best] = (struct diagnosis){HINT_EVEN_WIDTHS, 0};
-    } else { /* the most frequent specific hint; the generic one only when it is alone */
+    } else { /* the specific hint with most votes; the generic one only when it is alone */
         for (int h = HINT_NONE + 1; h < HINT_COUNT; ++h)
-            if (h != HINT_WRONG_EVERYWHERE && tally.count[h] > (best ? tally.count[best] : 0))
+            if (h != HINT_WRONG_EVERYWHERE && tally.votes[h] > (best ? tally.votes[best] : 0.0))
                 best = (enum hint)h;
-        if (best == HINT_NONE && tally.count[HINT_WRONG_EVERYWHERE]) best = HINT_WRONG_EVERYWHERE;
+        if (best == HINT_NONE && tally.votes[HINT_WRONG_EVERYWHERE] > 0.0)
+            best = HINT_WRONG_EVERYWHERE;
     }
     if (best == HINT_NONE) return;
     fprintf(out, "most likely cause:\n");

@@ -77,8 +77,10 @@ const char *hint_id(enum hint hint);
 void hint_print(FILE *out, struct diagnosis d, int dims, int mask_w);
 
 /* The summary: each failed configuration is recorded (with its mask) and each passing one
- * noted; hint_tally_print prints the one hint that explains the most, or nothing. */
-void hint_tally(struct diagnosis d, int mask_w, int mask_h, int failed);
+ * noted; hint_tally_print prints the one hint that explains the most, or nothing. A failure
+ * votes for its hint with `weight` (the outputs it has: a large image shows a bug's shape more
+ * clearly than a signal of 33 values, where every output is near an end). */
+void hint_tally(struct diagnosis d, int mask_w, int mask_h, int failed, double weight);
 void hint_tally_print(FILE *out, int dims);
 
 #ifdef __cplusplus

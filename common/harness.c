@@ -172,7 +172,7 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         }
         c->select(c->context, v);
         *r = c->check(c->context);
-        hint_tally(r->hint, c->mask_w, c->mask_h, !r->passed);
+        hint_tally(r->hint, c->mask_w, c->mask_h, !r->passed, c->bytes_moved);
         if (opt->output && !wrote_output++) { /* the first kernel that ran: the chapter's */
             c->write_output(c->context);
             fprintf(c->human, "  wrote the GPU result to %s\n", opt->output);

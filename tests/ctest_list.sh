@@ -102,6 +102,9 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
 add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
 
+# make progress from a half-done workbook: solved, failing with its hint, untouched, next.
+add progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
+
 # ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
 add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"

@@ -222,9 +222,9 @@ static void summary(void) {
     char text[4096];
     FILE *out = tmpfile();
     struct diagnosis shifted = {HINT_SHIFTED, 0}, none = {HINT_NONE, 0};
-    hint_tally(none, 3, 1, 0);
-    hint_tally(shifted, 4, 1, 1);
-    hint_tally(shifted, 6, 1, 1);
+    hint_tally(none, 3, 1, 0, 1.0);
+    hint_tally(shifted, 4, 1, 1, 1.0);
+    hint_tally(shifted, 6, 1, 1, 1.0);
     hint_tally_print(out, 1);
     rewind(out);
     size_t n = fread(text, 1, sizeof text - 1, out);
@@ -233,7 +233,7 @@ static void summary(void) {
     CHECK(strstr(text, "hint [even-widths]") != NULL);
     CHECK(strstr(text, "01_basic_1d/README.md") != NULL);
     out = tmpfile();
-    hint_tally((struct diagnosis){HINT_RACE, 0}, 5, 1, 1);
+    hint_tally((struct diagnosis){HINT_RACE, 0}, 5, 1, 1, 1.0);
     hint_tally_print(out, 2);
     rewind(out);
     n = fread(text, 1, sizeof text - 1, out);

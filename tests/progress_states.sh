@@ -1,0 +1,36 @@
+#!/bin/sh
+# progress_states.sh: `make progress` from a half-done workbook.
+#
+#   sh tests/progress_states.sh ROOT SCRATCH_DIR
+#
+# Builds an exercises folder in SCRATCH_DIR where chapter 01 is solved (the solution's file),
+# chapter 03 is written but wrong (the solution with its left halo loaded one place off) and the
+# other chapters are untouched. Requires the right state on each line and "next" to name the
+# first chapter not solved: 02 where a GPU confirmed chapter 01, else 01 (not checked, said so).
+root=$1 scratch=$2
+fail() {
+    echo "progress_states: $*"
+    exit 1
+}
+[ -d "$root/solutions" ] || { echo "progress_states: no solutions/ (a student's copy): skipping"; exit 77; }
+rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
+cp -R "$root/exercises/." "$scratch/"
+cp "$root/solutions/01_basic_1d/"*.cu "$scratch/01_basic_1d/"
+sed 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' "$root/solutions/03_tiled_halo/conv1d_tiled.cu" \
+    >"$scratch/03_tiled_halo/conv1d_tiled.cu"
+out=$(cd "$root" && make -s progress EXERCISES="$scratch" JOBS=4 2>&1) || fail "make progress failed: $out"
+printf '%s\n' "$out"
+line() { printf '%s\n' "$out" | grep "^  $1 "; }
+line 02_constant_mask | grep -q ' untouched$' || fail "chapter 02 is not untouched"
+line 04_cached_tiling | grep -q ' untouched$' || fail "chapter 04 is not untouched"
+if printf '%s\n' "$out" | grep -q 'no GPU here'; then
+    line 01_basic_1d | grep -q 'written, not checked' || fail "chapter 01 is not 'written, not checked'"
+    printf '%s\n' "$out" | grep -q '^next: chapter 01' || fail "next is not chapter 01"
+    echo "progress_states: no GPU here: the states that need none are right"
+    exit 0
+fi
+line 01_basic_1d | grep -q ' solved$' || fail "chapter 01 is not solved"
+line 03_tiled_halo | grep -q ' failing: hint \[tile-seams\]' || fail "chapter 03 does not fail with its hint"
+printf '%s\n' "$out" | grep -q '^next: chapter 02' || fail "next is not chapter 02"
+printf '%s\n' "$out" | grep -q '^progress: 1 of 6 chapters solved' || fail "the count is wrong"
+echo "progress_states: solved, failing with its hint, untouched and next are right"
