@@ -83,5 +83,14 @@ mutant $ch05 's/int in_x = out_x - mask_w \/ 2;/int in_x = out_x - (mask_w - 1) 
 mutant $ch05 's/int out_tile_w = blockDim.x - (mask_w - 1);/int out_tile_w = blockDim.x - mask_w;/' \
     unwritten-end "ch05: output tile one column short" $check05
 mutant $ch05 's/float value = 0.0f;/float value = 1.0f;/' ghost-cells "ch05: ghost cells not zero" $check05
+ch06=solutions/06_register_prefetch/conv2d_prefetch.cu
+check06="build/ch06_register_prefetch --check --size 1000x777,37x33,1x1 --mask-width 3"
+mutant $ch06 's/c_mask\[i \* MASK + j\]/c_mask[(MASK - 1 - i) * MASK + (MASK - 1 - j)]/' flipped \
+    "ch06: flips the mask (true convolution)" $check06
+mutant $ch06 's/if (x0 + ox < width \&\& y0/if (x0 + ox < width - 1 \&\& y0/' unwritten-end \
+    "ch06: never stores the last column" $check06
+mutant $ch06 's/: 0.0f;/: 1.0f;/' ghost-cells "ch06: ghost cells not zero" $check06
+mutant $ch06 's/__ldg(row_of(in, pitch, y) + x)/__ldg(in + y * width + x)/' pitch \
+    "ch06: rows addressed by width, not pitch" $check06
 make -s all >/dev/null 2>&1
 exit $missed
