@@ -24,11 +24,17 @@ die() {
     exit 2
 }
 [ -f "$rubric" ] || die "no rubric '$rubric' (RUBRIC=path; the default is grading/rubric.txt)"
-awk '!/^[ \t]*(#|$)/ && !(NF == 4 || ($2 == "speed" && NF == 5)) { exit 1 }' "$rubric" ||
-    die "$rubric: every line must be 'NN group points regex' or 'NN speed points full zero'"
+case $jobs in '' | *[!0-9]* | 0) die "JOBS='$jobs' is not a positive whole number" ;; esac
+case ${GRADE_TIME_LIMIT:-60} in
+'' | *[!0-9]* | 0) die "GRADE_TIME_LIMIT='$GRADE_TIME_LIMIT' is not a whole number of seconds (1 to 86400)" ;;
+esac
+[ "${GRADE_TIME_LIMIT:-60}" -le 86400 ] || die "GRADE_TIME_LIMIT='$GRADE_TIME_LIMIT' is over 86400 s"
 [ -z "$submission" ] || [ -z "$submissions" ] || die "give SUBMISSION or SUBMISSIONS, not both"
 [ -z "$submission" ] || [ -d "$submission" ] || die "SUBMISSION '$submission' is not a folder"
 [ -z "$submissions" ] || [ -d "$submissions" ] || die "SUBMISSIONS '$submissions' is not a folder"
+for given in "$submission" "$submissions"; do # build/ is wiped by the grader and by make clean
+    case $(readlink -f "${given:-/}")/ in "$(readlink -f build)"/*) die "'$given' lies under build/: copy it elsewhere first" ;; esac
+done
 [ -z "$HIDDEN_TESTS" ] || [ -f "$HIDDEN_TESTS" ] || die "HIDDEN_TESTS '$HIDDEN_TESTS' is not a file"
 graded=
 for chapter in $chapters; do
@@ -38,7 +44,20 @@ for chapter in $chapters; do
     fi
 done
 [ -n "$graded" ] || die "GRADE_CHAPTERS='$GRADE_CHAPTERS' names no chapter"
-out_root="$root/build/grade"
+# The rubric, without carriage returns and comments, checked line by line.
+mkdir -p build/grade || die "cannot write build/grade"
+clean_rubric=build/grade/.rubric
+tr -d '\r' <"$rubric" | grep -vE '^[[:space:]]*(#|$)' >"$clean_rubric"
+known=$(for c in $chapters; do printf '%s ' "${c%%_*}"; done)
+awk -v known=" $known" '
+    function number(v) { return v ~ /^[0-9]+([.][0-9]+)?$/ }
+    { ok = index(known, " " $1 " ") > 0 && number($3)
+      if ($2 == "speed") ok = ok && NF == 5 && number($4) && number($5) && $5 + 0 > $4 + 0
+      else ok = ok && NF == 4
+      if (!ok) { print "line " NR ": " $0; bad = 1 } }
+    END { exit bad }' "$clean_rubric" >build/grade/.rubric_errors ||
+    die "$rubric: not 'NN group points regex' or 'NN speed points full zero' (NN a chapter): $(head -1 build/grade/.rubric_errors)"
+out_root=build/grade # relative: the workbook's path may hold spaces, make cannot take those
 tab=$(printf '\t')
 
 # ---- one student ---------------------------------------------------------------------------
@@ -48,12 +67,21 @@ tab=$(printf '\t')
 collect() {
     chapter=$1 dir=$2 g=$3 nn=${1%%_*}
     from="$dir/exercises/$chapter"
-    [ -d "$from" ] || from="$dir/$chapter"
+    ls "$from"/*.cu >/dev/null 2>&1 || from="$dir/$chapter"
     mkdir -p "$g/src/$chapter"
     if [ ! -d "$from" ]; then
         echo "no folder $chapter/ (nor exercises/$chapter/) in the submission" >"$g/missing_$nn.txt"
         return 1
     fi
+    # A link could bring in any file the grader can read (the solutions, say): refused.
+    case $(readlink -f "$from")/ in
+    "$(readlink -f "$dir")"/*) ;;
+    *)
+        echo "$chapter/ is a link out of the submission: not graded" >"$g/missing_$nn.txt"
+        echo "ch$nn: $chapter/ links out of the submission (refused)" >>"$g/flags.txt"
+        return 1
+        ;;
+    esac
     for f in "$from"/* "$from"/.[!.]*; do
         [ -e "$f" ] || continue
         name=$(basename "$f")
@@ -62,10 +90,14 @@ collect() {
     missing=0
     for f in exercises/"$chapter"/*.cu; do
         name=$(basename "$f")
-        if [ -f "$from/$name" ] && [ ! -L "$from/$name" ]; then
-            cp "$from/$name" "$g/src/$chapter/$name"
-        else
+        if [ ! -f "$from/$name" ] || [ -L "$from/$name" ]; then
             echo "no file $chapter/$name (a regular file) in the submission" >>"$g/missing_$nn.txt"
+            missing=1
+        elif [ -n "$(find "$from/$name" -size +1024k)" ]; then
+            echo "$chapter/$name is over 1 MiB: not graded" >>"$g/missing_$nn.txt"
+            missing=1
+        elif ! cp "$from/$name" "$g/src/$chapter/$name"; then
+            echo "cannot read $chapter/$name" >>"$g/missing_$nn.txt"
             missing=1
         fi
     done
@@ -102,7 +134,8 @@ EOF
 status() {
     rc=$(cat "$1/logs/$2.rc" 2>/dev/null || echo 1)
     case $rc in
-    0) echo pass ;;
+    0) # and the program's own verdict: an exit(0) in the student's host code is no pass
+        if grep -q '_exercise: PASS (' "$1/logs/$2.log"; then echo pass; else echo fail; fi ;;
     77) echo skipped ;;
     124 | 137) echo timeout ;;
     *) if grep -q 'stopped after .* (WB_TIME_LIMIT_S)' "$1/logs/$2.log"; then echo timeout; else echo fail; fi ;;
@@ -114,12 +147,14 @@ status() {
 speed() {
     g=$1 chapter=$2 full=$3 zero=$4 points=$5 nn=${2%%_*}
     program="$g/build/ch${chapter}_exercise"
-    OMP_WAIT_POLICY=PASSIVE WB_TIME_LIMIT_S=${GRADE_TIME_LIMIT:-120} timeout -k 5 180 \
+    OMP_WAIT_POLICY=PASSIVE WB_TIME_LIMIT_S=300 timeout -k 5 330 \
         "$program" --bench --json --reps 50 >"$g/logs/speed_$nn.json" 2>"$g/logs/speed_$nn.log" </dev/null
     rc=$?
     [ $rc -eq 77 ] && { printf '0\tnot measured: no usable GPU\n'; return; }
-    mine=$(sed -n '1s/.*"median_ms":\([0-9.e+-]*\).*/\1/p' "$g/logs/speed_$nn.json")
-    theirs=$(sed -n '/"variant":"solution"/s/.*"median_ms":\([0-9.e+-]*\).*/\1/p' "$g/logs/speed_$nn.json" | head -1)
+    # The harness's JSON lines: the chapter's own kernel first, the solution second.
+    grep '^{"program":' "$g/logs/speed_$nn.json" >"$g/logs/speed_$nn.lines"
+    mine=$(sed -n '1s/.*"median_ms":\([0-9.e+-]*\).*/\1/p' "$g/logs/speed_$nn.lines")
+    theirs=$(sed -n '/"variant":"solution"/s/.*"median_ms":\([0-9.e+-]*\).*/\1/p' "$g/logs/speed_$nn.lines" | head -1)
     if [ $rc -ne 0 ] || [ -z "$mine" ] || [ -z "$theirs" ]; then
         printf '0\tnot measured: the bench run failed (exit %s, see %s)\n' "$rc" "$g/logs/speed_$nn.log"
         return
@@ -130,9 +165,9 @@ speed() {
         printf "%.2f\t%.2fx the solution'"'"'s time (%.4f ms against %.4f ms)\n", p * s, r, a, b }'
 }
 
-grade_one() {
-    student=$1 dir=$2
-    g="$out_root/$student"
+grade_one() { # FOLDER_NAME STUDENT_NAME DIR
+    folder=$1 student=$2 dir=$3
+    g="$out_root/$folder"
     rm -rf "$g" && mkdir -p "$g/build" || die "cannot write $g"
     printf '%s\n' "$student" >"$g/student"
     : >"$g/flags.txt"
@@ -146,8 +181,9 @@ grade_one() {
             printf '%s\tmissing\t%s\n' "$nn" "$g/missing_$nn.txt" >>"$g/chapters.tsv"
             continue
         fi
-        if ! make -s -j "$jobs" EXERCISES="$g/src" EXERCISE_BUILD="$g/build" WITH_SOLUTION=1 \
-            "$g/build/ch${chapter}_exercise" >"$g/compile_$nn.log" 2>&1; then
+        if ! timeout -k 10 "${GRADE_BUILD_LIMIT:-300}" make -s -j "$jobs" EXERCISES="$g/src" \
+            EXERCISE_BUILD="$g/build" WITH_SOLUTION=1 "$g/build/ch${chapter}_exercise" \
+            >"$g/compile_$nn.log" 2>&1; then
             printf '%s\tcompile_error\t%s\n' "$nn" "$g/compile_$nn.log" >>"$g/chapters.tsv"
             continue
         fi
@@ -160,14 +196,18 @@ grade_one() {
             >"$g/all_tests.tsv" || die "tests/ctest_list.sh failed"
         if [ -n "$HIDDEN_TESTS" ]; then
             while read -r nn name args; do
-                case $nn in '' | \#*) continue ;; esac
+                case $nn in '' | \#*) continue ;; [0-9][0-9]) ;; *) die "$HIDDEN_TESTS: '$nn' is no chapter number (NN)" ;; esac
                 chapter=$(printf '%s\n' $built | grep "^${nn}_") || continue
                 printf 'ch%s_hidden_%s\tgpu;ch%s;exercise;hidden\t60\t1\t%s %s\n' "$nn" "$name" "$nn" \
                     "$g/build/ch${chapter}_exercise" "$args"
             done <"$HIDDEN_TESTS" >>"$g/all_tests.tsv"
         fi
-        regex=$(awk '!/^[ \t]*(#|$)/ && $2 != "speed" { printf "%s%s", sep, $4; sep = "|" }' "$rubric")
-        awk -F "$tab" -v re="$regex" '$1 ~ re' "$g/all_tests.tsv" >"$g/run_tests.tsv"
+        # Only the student's tests (labels exercise or hidden) that some group names.
+        awk -F "$tab" '$2 ~ /(^|;)(exercise|hidden)(;|$)/' "$g/all_tests.tsv" >"$g/student_tests.tsv"
+        awk '$2 != "speed" { print $4 }' "$clean_rubric" >"$g/rubric_patterns"
+        cut -f1 "$g/student_tests.tsv" | grep -E -f "$g/rubric_patterns" >"$g/run_names" || :
+        awk -F "$tab" 'NR == FNR { keep[$1] = 1; next } keep[$1]' "$g/run_names" \
+            "$g/student_tests.tsv" >"$g/run_tests.tsv"
         run_tests "$g" "$g/run_tests.tsv"
     fi
     # Score each rubric line.
@@ -186,7 +226,7 @@ grade_one() {
             continue
         fi
         passed=0 total=0
-        for name in $(awk -F "$tab" -v re="$a" '$1 ~ re { print $1 }' "$g/run_tests.tsv"); do
+        for name in $(cut -f1 "$g/run_tests.tsv" 2>/dev/null | grep -E -e "$a"); do
             st=$(status "$g" "$name")
             total=$((total + 1))
             [ "$st" = pass ] && passed=$((passed + 1))
@@ -203,7 +243,7 @@ grade_one() {
         fi
         score=$(awk -v p="$points" -v k="$passed" -v t="$total" 'BEGIN { printf "%.2f", t ? p * k / t : 0 }')
         printf '%s\t%s\t%s\t%s\t%s\n' "$nn" "$group" "$score" "$points" "$note" >>"$g/groups.tsv"
-    done <"$rubric"
+    done <"$clean_rubric"
     # Speed last, alone on the GPU, and only for chapters whose other groups have full points.
     while IFS="$tab" read -r nn group score max note; do
         if [ "$score" != SPEED ]; then
@@ -229,24 +269,31 @@ grade_one() {
 
 # ---- the main loop -------------------------------------------------------------------------
 
-# A folder name as a student's name in paths: letters, digits, dot, dash, underscore.
-safe_name() { printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64; }
+# A student's folder under build/grade: letters, digits, dot, dash and underscore; a name that
+# needed changing (or would collide with the gradebook) gets a checksum of the real one, so two
+# students never share a folder.
+folder_of() {
+    safe=$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64)
+    case $safe in gradebook* | .* | '') safe="student_$safe" ;; esac
+    if [ "$safe" != "$1" ]; then safe="$safe-$(printf '%s' "$1" | cksum | cut -d' ' -f1)"; fi
+    printf '%s' "$safe"
+}
 
 if [ -n "$submissions" ]; then
-    out_root="$out_root/$(safe_name "$(basename "$(cd "$submissions" && pwd)")")"
+    out_root="$out_root/$(folder_of "$(basename "$(cd "$submissions" && pwd)")")"
     rm -rf "$out_root"
     count=0
     for dir in "$submissions"/*/; do
         [ -d "$dir" ] || continue
-        name=$(safe_name "$(basename "$dir")")
-
-        grade_one "$name" "${dir%/}"
+        name=$(basename "$dir")
+        grade_one "$(folder_of "$name")" "$name" "$(cd "$dir" && pwd)"
         count=$((count + 1))
     done
     [ $count -gt 0 ] || die "SUBMISSIONS '$submissions' has no student folders"
     sh grading/gradebook.sh "$out_root" || die "grading/gradebook.sh failed"
 elif [ -n "$submission" ]; then
-    grade_one "$(safe_name "$(basename "$(cd "$submission" && pwd)")")" "$(cd "$submission" && pwd)"
+    name=$(basename "$(cd "$submission" && pwd)")
+    grade_one "$(folder_of "$name")" "$name" "$(cd "$submission" && pwd)"
 else
-    grade_one exercises "$root/exercises"
+    grade_one exercises exercises "$root/exercises"
 fi

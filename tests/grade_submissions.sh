@@ -15,7 +15,7 @@ root=$1 scratch=$2
 solution="$root/solutions/01_basic_1d/conv1d_basic.cu"
 [ -f "$solution" ] || { echo "grade_submissions: no $solution (a student's copy): skipping"; exit 77; }
 command -v python3 >/dev/null || { echo "grade_submissions: python3 is needed to parse the results: skipping"; exit 77; }
-class="$scratch/class"
+class="$scratch/grade_selftest_class" # its results: build/grade/grade_selftest_class
 rm -rf "$scratch" && mkdir -p "$class" || exit 1
 make_student() { # NAME LAYOUT SED_EXPRESSION
     dir="$class/$1/$2"
@@ -37,7 +37,7 @@ printf '%s\n' "$out" | tail -40
 [ $rc -eq 0 ] || { echo "grade_submissions: make grade exited $rc"; exit 1; }
 gpu=1
 printf '%s\n' "$out" | grep -q 'no usable GPU here' && gpu=0
-python3 - "$root/build/grade/class" "$gpu" <<'PY'
+python3 - "$root/build/grade/grade_selftest_class" "$gpu" <<'PY'
 import csv, json, sys, xml.etree.ElementTree as ET
 base, gpu = sys.argv[1], sys.argv[2] == "1"
 failures = []

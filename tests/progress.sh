@@ -24,8 +24,9 @@ for chapter in $chapters; do
     total=$((total + 1))
     dir="$exercises/$chapter"
     verdict_file="build/check/$nn/verdict"
-    sum=$(cat "$dir"/*.cu | cksum | cut -d' ' -f1)
-    if [ "$(written "$dir"/*.cu)" -eq 0 ]; then
+    if ! ls "$dir"/*.cu >/dev/null 2>&1; then
+        state="missing: no kernel file in $dir"
+    elif sum=$(cat "$dir"/*.cu | cksum | cut -d' ' -f1) && [ "$(written "$dir"/*.cu)" -eq 0 ]; then
         state="untouched"
     else
         if ! grep -q "^[a-z]* $sum " "$verdict_file" 2>/dev/null && [ $has_gpu -eq 1 ]; then
