@@ -102,6 +102,8 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
 add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
 
+# make check's stages and verdicts, on stand-in tests (no GPU needed).
+add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_stages"
 # make progress from a half-done workbook: solved, failing with its hint, untouched, next.
 add progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
 
