@@ -32,8 +32,9 @@ esac
 [ -z "$submission" ] || [ -z "$submissions" ] || die "give SUBMISSION or SUBMISSIONS, not both"
 [ -z "$submission" ] || [ -d "$submission" ] || die "SUBMISSION '$submission' is not a folder"
 [ -z "$submissions" ] || [ -d "$submissions" ] || die "SUBMISSIONS '$submissions' is not a folder"
-for given in "$submission" "$submissions"; do # build/ is wiped by the grader and by make clean
-    case $(readlink -f "${given:-/}")/ in "$(readlink -f build)"/*) die "'$given' lies under build/: copy it elsewhere first" ;; esac
+mkdir -p build/grade || die "cannot write build/grade"
+for given in "$submission" "$submissions"; do # the grader wipes its folders under build/grade
+    case $(readlink -f "${given:-/}")/ in "$(readlink -f build/grade)"/*) die "'$given' lies under build/grade/: copy it elsewhere first" ;; esac
 done
 [ -z "$HIDDEN_TESTS" ] || [ -f "$HIDDEN_TESTS" ] || die "HIDDEN_TESTS '$HIDDEN_TESTS' is not a file"
 graded=
@@ -45,7 +46,6 @@ for chapter in $chapters; do
 done
 [ -n "$graded" ] || die "GRADE_CHAPTERS='$GRADE_CHAPTERS' names no chapter"
 # The rubric, without carriage returns and comments, checked line by line.
-mkdir -p build/grade || die "cannot write build/grade"
 clean_rubric=build/grade/.rubric
 tr -d '\r' <"$rubric" | grep -vE '^[[:space:]]*(#|$)' >"$clean_rubric"
 known=$(for c in $chapters; do printf '%s ' "${c%%_*}"; done)
