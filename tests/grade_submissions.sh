@@ -24,8 +24,9 @@ make_student() { # NAME LAYOUT SED_EXPRESSION
 }
 make_student solution exercises/01_basic_1d 's/^//'
 make_student no_compile 01_basic_1d 's/int blocks = /int blocks = oops + /'
+# clock64() is volatile, so the compiler keeps this loop (a spin on a local volatile it removed).
 make_student hangs 01_basic_1d 's/if (i >= n) return;/if (i >= n) return;\
-    if (i == 0) { volatile int spin = 1; while (spin) { } }/'
+    if (i == 0) while (clock64() >= 0) { }/'
 make_student crashes 01_basic_1d 's/out\[i\] = sum;/out[i + (1 << 28)] = sum;/'
 make_student past_the_end 01_basic_1d 's/if (i >= n) return;/if (i > n) return;/'
 make_student ghost_mutant 01_basic_1d 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/; s/one thread per output,/one thread per output (mine),/'
