@@ -86,15 +86,15 @@ $(1).defines := $$(foreach l,$$(libs),$$(if $$(LIB_FOUND.$$(l)),$$(LIB_DEFINE.$$
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call READ_REGISTRY,$(c))))
 
-COMMON_SRC := $(filter-out common/imginfo.c,$(wildcard common/*.c))
+COMMON_SRC := $(filter-out common/imginfo.c common/devinfo.c,$(wildcard common/*.c))
 COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all run test check compile progress mutants grade clean help fuzz
+.PHONY: all run test check compile progress mutants grade report clean help fuzz
 .DEFAULT_GOAL := all
 
-all: $(COMMON_LIB) $(BUILD)/imginfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
+all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
 
 $(BUILD)/common/%.o: common/%.c $(wildcard common/*.h) | $(BUILD)/common
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -104,6 +104,9 @@ $(COMMON_LIB): $(COMMON_OBJ)
 
 $(BUILD)/imginfo: common/imginfo.c $(COMMON_LIB)
 	$(CC) $(CFLAGS) $< $(COMMON_LIB) -o $@ $(PNG_LIBS) -lm
+
+$(BUILD)/devinfo: common/devinfo.c $(COMMON_LIB)
+	$(CC) $(CFLAGS) $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
@@ -259,6 +262,15 @@ RUBRIC ?= grading/rubric.txt
 grade: all ## grade exercises/, SUBMISSION=DIR or SUBMISSIONS=DIR against RUBRIC (results in build/grade/)
 	$(NEED_CTEST)
 	@sh grading/grade.sh "$(CURDIR)" "$(CHAPTERS)" "$(RUBRIC)" "$(SUBMISSION)" "$(SUBMISSIONS)" $(JOBS)
+
+# The measured report (README.md, "The measured report"): sweeps on the GPU as JSON lines, then
+# report/plot.py writes the CSVs, the figures (with matplotlib) and build/report/report.md.
+REPORT_SCALE ?= full
+report: all ## GPU: measure the sweeps, write build/report/ (CSVs, figures, report.md); REPORT_SCALE=quick is short
+	@command -v python3 >/dev/null || { echo "make report needs python3 for the CSVs and the page (Debian/Ubuntu: apt-get install python3)"; exit 1; }
+	@python3 -c 'import matplotlib' 2>/dev/null || echo "make report: matplotlib is missing, so no figures (apt-get install python3-matplotlib, or python3 -m pip install matplotlib); the CSVs and the page are still written"
+	@sh report/sweeps.sh "$(CURDIR)" $(BUILD)/report $(REPORT_SCALE)
+	@python3 report/plot.py $(BUILD)/report
 
 clean: ## remove build/
 	rm -rf $(BUILD)

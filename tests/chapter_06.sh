@@ -6,7 +6,6 @@ usage_error "ch06_tune_mask_not_square" "no compiled variants" "$solution" --tun
 usage_error "ch06_tune_mask_one" "no compiled variants" "$solution" --tune --mask-width 1:7
 usage_error "ch06_tune_input" "drop --input" "$solution" --tune --input "$fixtures/gray8_13x7.png"
 usage_error "ch06_tune_mask_kind" "drop --input" "$solution" --tune --mask gaussian
-usage_error "ch06_tune_json" "drop --json" "$solution" --tune --json
 
 # The chapter's kernels ignore --block, so a block smaller than the mask runs: only chapter 05's
 # tiled kernel, whose input tile must cover the mask, is skipped, with the reason.
@@ -26,3 +25,8 @@ add "ch06_solution_every_variant_tiny" "gpu;ch06;solution" "$expect" --gpu 0 "tu
 # used; a damaged line is reported.
 add "ch06_solution_tune_round_trip" "gpu;ch06;solution" "$root/tests/tune_round_trip.sh" \
     "$solution" "$b/out/ch06_tuned_test.csv" "$fixtures/tuned_other_gpu.csv"
+# --tune --json: every candidate (path and output shape) as a JSON line, the table on stderr
+# (make report draws the tuner's figure from them); the winners go to a scratch file.
+add "ch06_solution_tune_json" "gpu;ch06;solution" env WB_TUNED_FILE="$b/out/ch06_tuned_json.csv" \
+    sh "$root/tests/json_lines.sh" '"variant":"[a-z ]+ [0-9]+x[0-9]+".*"pct_of_copy"' \
+    "$solution" --tune --json --size 257x129 --mask-width 3,5 --reps 20

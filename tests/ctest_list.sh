@@ -123,6 +123,13 @@ add grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_s
     "$root" "$b/tests/grade_submissions"
 threads=1
 
+# ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
+add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
+add report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
+add report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
+set_skip() { echo "set_tests_properties($1 PROPERTIES SKIP_RETURN_CODE 77)"; }
+[ "${WB_LIST_FORMAT:-}" = tsv ] || { set_skip report_csv; set_skip report_figures; }
+
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"
 add registry_refuses_unknown "cpu" "$root/tests/registry_check.sh" unknown "$root"

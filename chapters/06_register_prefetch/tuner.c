@@ -174,6 +174,7 @@ struct sweep {
     int sides[CLI_MAX_VALUES], side_count, size_count;
     int configurations_done, failures, timing;
     const char *save_path;
+    FILE *out; /* the table and progress: stdout, or stderr when stdout carries JSON */
     struct best best[CLI_MAX_VALUES]; /* per side, for the current image size */
 };
 
@@ -181,7 +182,7 @@ static int kernels_for(void *context, const struct mask *mask,
                        const struct conv2d_variant **list) {
     struct sweep *sw = context;
     int count = 0, number = sw->configurations_done + 1;
-    printf("tune: mask %dx%d, %d of %d\n", mask->width, mask->height, number,
+    fprintf(sw->out, "tune: mask %dx%d, %d of %d\n", mask->width, mask->height, number,
            sw->size_count * sw->side_count);
     for (int b = 0; b < sw->baseline_count; ++b) {
         sw->variant_of[count] = -1;
@@ -200,27 +201,27 @@ static int kernels_for(void *context, const struct mask *mask,
 }
 
 static void print_table(const struct sweep *sw, int width, int height, double copy_gbps) {
-    printf("\n  %-5s %-11s %-8s %9s %7s %12s", "mask", "best path", "outputs", "median ms",
+    fprintf(sw->out, "\n  %-5s %-11s %-8s %9s %7s %12s", "mask", "best path", "outputs", "median ms",
            "% copy", "vs glob only");
-    for (int b = 0; b < sw->baseline_count; ++b) printf(" %10.10s", sw->baselines[b].label);
-    printf("   (%dx%d, copy %.0f GB/s; baseline columns: their time / ours)\n", width, height,
+    for (int b = 0; b < sw->baseline_count; ++b) fprintf(sw->out, " %10.10s", sw->baselines[b].label);
+    fprintf(sw->out, "   (%dx%d, copy %.0f GB/s; baseline columns: their time / ours)\n", width, height,
            copy_gbps);
     for (int k = 0; k < sw->side_count; ++k) {
         const struct best *r = &sw->best[k];
         if (r->variant < 0) continue;
         const struct prefetch_variant *p = &prefetch_variants[r->variant];
-        printf("  %2dx%-2d %-11s %dx%-6d %9.4f %6.1f%%", sw->sides[k], sw->sides[k],
+        fprintf(sw->out, "  %2dx%-2d %-11s %dx%-6d %9.4f %6.1f%%", sw->sides[k], sw->sides[k],
                prefetch_path_name(p->path), p->out_x, p->out_y, r->ms, r->pct);
         if (r->ms_global_only > 0.0)
-            printf(" %11.2fx", r->ms_global_only / r->ms);
+            fprintf(sw->out, " %11.2fx", r->ms_global_only / r->ms);
         else
-            printf(" %12s", "-");
+            fprintf(sw->out, " %12s", "-");
         for (int b = 0; b < sw->baseline_count; ++b)
             if (r->ms_baseline[b] > 0.0)
-                printf(" %9.2fx", r->ms_baseline[b] / r->ms);
+                fprintf(sw->out, " %9.2fx", r->ms_baseline[b] / r->ms);
             else
-                printf(" %10s", "-");
-        printf("\n");
+                fprintf(sw->out, " %10s", "-");
+        fprintf(sw->out, "\n");
     }
 }
 
@@ -241,7 +242,7 @@ static void save_winners(const struct sweep *sw, int width, int height) {
     }
     if (safe_output_commit(&out, 0, err))
         wb_die(WB_EXIT_USAGE, "cannot save the tuning results: %s", err);
-    printf("saved the winners to %s; the normal run uses them on this GPU\n", sw->save_path);
+    fprintf(sw->out, "saved the winners to %s; the normal run uses them on this GPU\n", sw->save_path);
 }
 
 /* After each image and mask: keep the fastest variant and the baselines' times; after the last
@@ -289,7 +290,6 @@ int tuner_run(const struct cli_spec *spec, const struct cli_options *given, cons
     if (given->input || given->output || given->mask_file || given->mask_kind != MASK_RANDOM)
         wb_die(WB_EXIT_USAGE, "--tune uses random images and masks: drop --input, --output, "
                               "--mask and --mask-file");
-    if (given->json) wb_die(WB_EXIT_USAGE, "--tune prints a table, not JSON: drop --json");
     struct cli_options opt = *given;
     if (!opt.mask_width_given) { /* every compiled size */
         opt.mask_size_count = 0;
@@ -313,13 +313,14 @@ int tuner_run(const struct cli_spec *spec, const struct cli_options *given, cons
     sw.size_count = opt.size_count;
     sw.timing = opt.mode != CLI_MODE_CHECK;
     sw.save_path = save_path;
+    sw.out = opt.json ? stderr : stdout; /* --json: every candidate's result as a JSON line */
     int most = baseline_count + prefetch_variant_count;
     sw.candidates = host_malloc(sizeof *sw.candidates * most, "tuner candidates");
     sw.variant_of = host_malloc(sizeof *sw.variant_of * most, "tuner candidates");
     struct conv2d_observer observer = {kernels_for, collect, &sw};
     conv2d_run(spec, &opt, NULL, 0, &observer);
-    if (sw.timing && sw.failures) printf("nothing saved: a run failed verification\n");
-    printf("%s --tune: %s (%d runs failed verification)\n", wb_program_name(),
+    if (sw.timing && sw.failures) fprintf(sw.out, "nothing saved: a run failed verification\n");
+    fprintf(sw.out, "%s --tune: %s (%d runs failed verification)\n", wb_program_name(),
            sw.failures ? "FAIL" : "PASS", sw.failures);
     free(sw.variant_of);
     free(sw.candidates);

@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""plot.py: turns the sweeps' JSON lines (report/sweeps.sh) into CSVs, figures and report.md.
+
+    python3 report/plot.py OUT_DIR [--no-figures]
+
+Reads OUT_DIR/raw/: SWEEP.jsonl (the chapter programs' own JSON lines), device.json (devinfo)
+and meta.json (date, commit, host). Writes OUT_DIR/SWEEP.csv for every sweep, OUT_DIR/fig_*.png
+for every figure whose data is there, and OUT_DIR/report.md, which puts each figure beside a
+sentence computed from the same numbers. matplotlib is optional: without it (or with
+--no-figures) the CSVs and the page are still written, and the page says how to get figures.
+Every figure is checked before it is saved (axis labels, a title, data drawn): a figure that
+fails the check stops the script with exit 1. Map: reading, CSVs, one function per figure, the
+check, the page, main.
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+# The chapter programs' labels for the kernels, in the order the book builds them.
+KERNELS_1D = ["ch01 basic", "ch02 constant", "ch03 tiled", "ch04 cached", "beyond: regs"]
+KERNELS_2D = ["naive global", "ch05 tiled", "ch06 tuned", "NPP filter", "cuFFT"]
+PATHS = ["global ldg", "texture", "shared", "global only"]
+SKIPPED_LABELS = {"solution"}  # the renamed reference kernel, timed beside a student's only
+
+
+# ---- reading --------------------------------------------------------------------------------
+def read_json_lines(path):
+    records = []
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                sys.exit(f"plot.py: {path} line {number} is not JSON ({error})")
+            if not isinstance(record, dict):
+                sys.exit(f"plot.py: {path} line {number} is not a JSON object")
+            records.append(record)
+    return records
+
+
+def read_raw(out):
+    raw = os.path.join(out, "raw")
+    if not os.path.isdir(raw):
+        sys.exit(f"plot.py: no {raw}/: run the sweeps first (make report)")
+    sweeps = {}
+    for name in sorted(os.listdir(raw)):
+        if name.endswith(".jsonl"):
+            sweeps[name[: -len(".jsonl")]] = read_json_lines(os.path.join(raw, name))
+    if not sweeps:
+        sys.exit(f"plot.py: {raw}/ holds no .jsonl sweep")
+    facts = {}
+    for name in ("device", "meta"):
+        path = os.path.join(raw, name + ".json")
+        found = read_json_lines(path) if os.path.exists(path) else []
+        facts[name] = found[0] if found else {}
+    failed_path = os.path.join(raw, "failed.txt")
+    failed = open(failed_path).read().splitlines() if os.path.exists(failed_path) else []
+    return sweeps, facts["device"], facts["meta"], failed
+
+
+def timed(records, variant=None):
+    """The records that passed and were timed (optionally of one kernel)."""
+    return [r for r in records
+            if r.get("pass") and "median_ms" in r and r.get("variant") not in SKIPPED_LABELS
+            and (variant is None or r.get("variant") == variant)]
+
+
+def median(values):
+    values = sorted(values)
+    if not values:
+        return float("nan")
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else 0.5 * (values[middle - 1] + values[middle])
+
+
+def pixels(r):
+    return r["width"] * r["height"] * r.get("planes", 1)
+
+
+def fma_count(r):
+    """Multiply-adds one run performs: every output times every mask tap."""
+    if "n" in r:
+        return r["n"] * r["mask_width"]
+    return pixels(r) * r["mask_width"] * r["mask_height"]
+
+
+def bytes_moved(r):
+    """The bytes the program counts for its GB/s: input and output once each."""
+    return r["gbps"] * 1e9 * r["median_ms"] * 1e-3
+
+
+# ---- CSVs -------------------------------------------------------------------------------------
+def write_csvs(out, sweeps):
+    written = []
+    for sweep, records in sweeps.items():
+        columns = []
+        for r in records:
+            columns += [k for k in r if k not in columns]
+        path = os.path.join(out, sweep + ".csv")
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(records)
+        written.append(path)
+    return written
+
+
+# ---- one function per figure: each returns (figure, the sentence for the page) or None --------
+def fig_1d_progression(plt, sweeps, device):
+    records = timed(sweeps.get("1d_widths", []))
+    widths = [w for w in (5, 31) if any(r["mask_width"] == w for r in records)]
+    kernels = [k for k in KERNELS_1D if any(r["variant"] == k for r in records)]
+    if not widths or not kernels:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    bar = 0.8 / len(widths)
+    best = {}
+    for i, w in enumerate(widths):
+        values = []
+        for k in kernels:
+            found = [r["pct_of_copy"] for r in records if r["variant"] == k and r["mask_width"] == w]
+            values.append(median(found) if found else 0.0)
+        positions = [x + (i - (len(widths) - 1) / 2) * bar for x in range(len(kernels))]
+        bars = ax.bar(positions, values, bar, label=f"mask width {w}")
+        ax.bar_label(bars, fmt="%.0f%%", fontsize=8)
+        best[w] = max(zip(values, kernels))
+    ax.axhline(100, color="grey", lw=1, ls="--")
+    ax.set_xticks(range(len(kernels)), kernels)
+    ax.set_ylabel("% of device-to-device copy bandwidth")
+    ax.set_xlabel("kernel (chapter)")
+    ax.set_title(f"1D convolution, n = {records[0]['n']:,}: how close each kernel gets to a copy")
+    ax.legend()
+    said = "; ".join(f"at width {w} the best is {k} with {v:.0f}% of copy" for w, (v, k) in best.items())
+    return fig, f"The 1D progression, chapter by chapter: {said}."
+
+
+def fig_1d_widths(plt, sweeps, device):
+    records = timed(sweeps.get("1d_widths", []))
+    kernels = [k for k in KERNELS_1D if any(r["variant"] == k for r in records)]
+    if not kernels:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for k in kernels:
+        points = sorted((r["mask_width"], r["median_ms"]) for r in records if r["variant"] == k)
+        ax.plot(*zip(*points), marker="o", ms=3, label=k)
+    copy_ms = [bytes_moved(r) / (r["copy_gbps"] * 1e9) * 1e3 for r in records]
+    ax.axhline(median(copy_ms), color="grey", ls="--", lw=1, label="a copy of the same bytes")
+    ax.set_yscale("log")
+    ax.set_xlabel("mask width (taps)")
+    ax.set_ylabel("median time (ms, log scale)")
+    ax.set_title("1D: time against mask width")
+    ax.legend(fontsize=8)
+    widest = max(r["mask_width"] for r in records)
+    at_widest = {k: median([r["median_ms"] for r in records if r["variant"] == k
+                            and r["mask_width"] == widest]) for k in kernels}
+    slowest, fastest = max(at_widest, key=at_widest.get), min(at_widest, key=at_widest.get)
+    return fig, (f"Time grows with the mask for every kernel; at width {widest}, {fastest} "
+                 f"takes {at_widest[fastest]:.3f} ms and {slowest} {at_widest[slowest]:.3f} ms.")
+
+
+def fig_constant_vs_global(plt, sweeps, device):
+    records = timed(sweeps.get("1d_widths", []))
+    pairs = []
+    for w in sorted({r["mask_width"] for r in records}):
+        const = [r["median_ms"] for r in records if r["variant"] == "ch02 constant" and r["mask_width"] == w]
+        glob = [r["median_ms"] for r in records if r["variant"] == "ch01 basic" and r["mask_width"] == w]
+        if const and glob:
+            pairs.append((w, median(glob) / median(const)))
+    if not pairs:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot(*zip(*pairs), marker="o", label="time with the mask in global memory / in constant memory")
+    ax.axhline(1.0, color="grey", ls="--", lw=1)
+    ax.set_xlabel("mask width (taps)")
+    ax.set_ylabel("speedup of the constant-memory mask (x)")
+    ax.set_title("The same 1D kernel, mask in constant memory (ch02) against global memory (ch01)")
+    ax.legend(fontsize=8)
+    top = max(pairs, key=lambda p: p[1])
+    return fig, (f"Reading the mask from constant memory pays most at width {top[0]} "
+                 f"({top[1]:.2f}x); below 1.0 the global-memory version would be faster.")
+
+
+def fig_cpu_vs_gpu(plt, sweeps, device):
+    records = [r for r in timed(sweeps.get("1d_widths", [])) if "cpu_single_ms" in r]
+    widths = [w for w in (5, 31) if any(r["mask_width"] == w for r in records)]
+    if not widths:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    names = ["CPU OpenMP"] + [k for k in KERNELS_1D if any(r["variant"] == k for r in records)]
+    bar = 0.8 / len(widths)
+    said = []
+    for i, w in enumerate(widths):
+        at = [r for r in records if r["mask_width"] == w]
+        single = median([r["cpu_single_ms"] for r in at])
+        speedups = [single / median([r["cpu_openmp_ms"] for r in at])]
+        speedups += [single / median([r["median_ms"] for r in at if r["variant"] == k]) for k in names[1:]]
+        positions = [x + (i - (len(widths) - 1) / 2) * bar for x in range(len(names))]
+        bars = ax.bar(positions, speedups, bar, label=f"mask width {w}")
+        ax.bar_label(bars, fmt="%.0fx", fontsize=7)
+        said.append(f"at width {w} the fastest GPU kernel is {max(speedups[1:]):.0f}x one CPU thread "
+                    f"and OpenMP on {at[0].get('cpu_threads', '?')} threads {speedups[0]:.1f}x")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_ylabel("speedup over one CPU thread (x, log scale)")
+    ax.set_xlabel("implementation")
+    ax.set_title("1D: the GPU kernels and OpenMP against a single CPU thread")
+    ax.legend(fontsize=8)
+    return fig, "Speedups over the single-threaded CPU reference: " + "; ".join(said) + "."
+
+
+def fig_2d_sizes(plt, sweeps, device):
+    records = timed(sweeps.get("2d_sizes", []))
+    photo = timed(sweeps.get("2d_photo", []))
+    masks = sorted({(r["mask_width"], r["mask_height"]) for r in records})
+    kernels = [k for k in KERNELS_2D if any(r["variant"] == k for r in records)]
+    if not masks or not kernels:
+        return None
+    fig, axes = plt.subplots(1, len(masks), figsize=(5 * len(masks), 4.5), squeeze=False)
+    for ax, (mw, mh) in zip(axes[0], masks):
+        for k in kernels:
+            points = sorted((pixels(r), r["median_ms"]) for r in records
+                            if r["variant"] == k and (r["mask_width"], r["mask_height"]) == (mw, mh))
+            if points:
+                line, = ax.plot(*zip(*points), marker="o", ms=3, label=k)
+                shot = [(pixels(r), r["median_ms"]) for r in photo if r["variant"] == k
+                        and (r["mask_width"], r["mask_height"]) == (mw, mh)]
+                if shot:
+                    ax.plot(*zip(*shot), marker="*", ms=11, ls="", color=line.get_color())
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("pixels (log scale; a star: the photo, all planes)")
+        ax.set_ylabel("median time (ms, log scale)")
+        ax.set_title(f"2D, mask {mw}x{mh}: time against image size")
+        ax.legend(fontsize=7)
+    largest = max(pixels(r) for r in records)
+    at = {k: median([r["median_ms"] for r in records if r["variant"] == k and pixels(r) == largest
+                     and (r["mask_width"], r["mask_height"]) == masks[0]]) for k in kernels}
+    at = {k: v for k, v in at.items() if not math.isnan(v)}
+    best = min(at, key=at.get)
+    return fig, (f"Small images cost the launch and little else; at {largest:,} pixels with the "
+                 f"{masks[0][0]}x{masks[0][1]} mask the fastest is {best} ({at[best]:.2f} ms).")
+
+
+def fig_2d_blocks(plt, sweeps, device):
+    records = timed(sweeps.get("2d_blocks", []), "ch05 tiled")
+    if not records:
+        return None
+    points = sorted((r["block"], r["median_ms"]) for r in records)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(*zip(*points), marker="o")
+    ax.set_xlabel("block edge (threads per side; the input tile is block x block)")
+    ax.set_ylabel("median time (ms)")
+    r0 = records[0]
+    ax.set_title(f"Chapter 05 tiled, {r0['width']}x{r0['height']}, mask "
+                 f"{r0['mask_width']}x{r0['mask_height']}: time against block size")
+    best = min(points, key=lambda p: p[1])
+    return fig, (f"The tile edge trades halo overhead against occupancy: block {best[0]} is "
+                 f"fastest here ({best[1]:.3f} ms).")
+
+
+def fig_2d_masks(plt, sweeps, device):
+    records = timed(sweeps.get("2d_masks", [])) + timed(sweeps.get("2d_masks_ch05", []), "ch05 tiled")
+    records = [r for r in records if r["mask_width"] == r["mask_height"]]
+    kernels = [k for k in ["ch05 tiled", "ch06 tuned", "NPP filter", "cuFFT"]
+               if any(r["variant"] == k for r in records)]
+    if not kernels:
+        return None
+    series = {}
+    for k in kernels:
+        by_side = {}
+        for r in records:
+            if r["variant"] == k:
+                by_side.setdefault(r["mask_width"], []).append(r["median_ms"])
+        series[k] = {side: median(v) for side, v in sorted(by_side.items())}
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for k in kernels:
+        ax.plot(list(series[k]), list(series[k].values()), marker="o", ms=3, label=k)
+    sentence = "No crossover: a direct kernel is faster than cuFFT at every mask size measured."
+    if "cuFFT" in series:
+        direct = [k for k in kernels if k != "cuFFT"]
+        for side, fft_ms in series["cuFFT"].items():
+            times = [series[k][side] for k in direct if side in series[k]]
+            if times and fft_ms < min(times):
+                ax.axvline(side, color="black", ls=":", lw=1)
+                ax.annotate(f"cuFFT wins from {side}x{side}", (side, fft_ms), xytext=(8, 20),
+                            textcoords="offset points", fontsize=8, arrowprops={"arrowstyle": "->"})
+                sentence = (f"cuFFT's time hardly depends on the mask; from {side}x{side} on it "
+                            f"beats every direct kernel measured ({fft_ms:.2f} ms against "
+                            f"{min(times):.2f} ms).")
+                break
+    ax.set_yscale("log")
+    ax.set_xlabel("mask side (a side x side mask)")
+    ax.set_ylabel("median time (ms, log scale)")
+    r0 = records[0]
+    ax.set_title(f"2D, {r0['width']}x{r0['height']}: direct kernels against the FFT as the mask grows")
+    ax.legend(fontsize=8)
+    return fig, sentence
+
+
+def fig_tuner(plt, sweeps, device):
+    records = [r for r in timed(sweeps.get("tuner", []))
+               if any(r["variant"].startswith(p + " ") for p in PATHS)]
+    if not records:
+        return None
+    rows = sorted({r["variant"] for r in records},
+                  key=lambda v: (next(i for i, p in enumerate(PATHS) if v.startswith(p + " ")), v))
+    sides = sorted({r["mask_width"] for r in records})
+    grid = [[float("nan")] * len(sides) for _ in rows]
+    for r in records:
+        grid[rows.index(r["variant"])][sides.index(r["mask_width"])] = r["pct_of_copy"]
+    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * len(sides), 1.2 + 0.32 * len(rows)))
+    image = ax.imshow(grid, aspect="auto", cmap="viridis", vmin=0)
+    for i, row in enumerate(grid):
+        for j, value in enumerate(row):
+            if not math.isnan(value):
+                ax.text(j, i, f"{value:.0f}", ha="center", va="center", fontsize=6,
+                        color="white" if value < 0.6 * max(max(v for v in g if not math.isnan(v))
+                                                           for g in grid if any(not math.isnan(v) for v in g)) else "black")
+    ax.set_xticks(range(len(sides)), [f"{s}x{s}" for s in sides], fontsize=7, rotation=45)
+    ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    ax.set_xlabel("mask size")
+    ax.set_ylabel("memory path, outputs per thread")
+    ax.set_title("Chapter 06's autotuner: % of copy for every compiled variant", fontsize=10)
+    fig.colorbar(image, ax=ax, label="% of copy bandwidth")
+    best = {}
+    for r in records:
+        if r["pct_of_copy"] > best.get(r["mask_width"], (0, ""))[0]:
+            best[r["mask_width"]] = (r["pct_of_copy"], r["variant"])
+    winners = sorted({v for _, v in best.values()})
+    return fig, (f"No single variant wins everywhere: {len(winners)} different winners over "
+                 f"{len(sides)} mask sizes ({', '.join(winners[:4])}{', ...' if len(winners) > 4 else ''}).")
+
+
+def fig_roofline(plt, sweeps, device):
+    peak = device.get("fma_peak_per_s")
+    points = []  # (intensity FMA/byte, FMA/s, label, family)
+    for sweep, kernels in (("1d_widths", KERNELS_1D), ("2d_masks", KERNELS_2D), ("2d_masks_ch05", ["ch05 tiled"])):
+        for r in timed(sweeps.get(sweep, [])):
+            if r["variant"] in kernels and r["variant"] != "cuFFT":
+                seconds = r["median_ms"] * 1e-3
+                points.append((fma_count(r) / bytes_moved(r), fma_count(r) / seconds, r["variant"]))
+    copies = [r["copy_gbps"] for records in sweeps.values() for r in timed(records) if "copy_gbps" in r]
+    if not points or not peak or not copies:
+        return None
+    copy_bps = median(copies) * 1e9
+    fig, ax = plt.subplots(figsize=(8, 5))
+    xs = [p[0] for p in points]
+    lo, hi = min(xs) / 2, max(max(xs) * 2, 2 * peak / copy_bps)
+    ridge = peak / copy_bps
+    ax.plot([lo, ridge, hi], [copy_bps * lo, peak, peak], color="black", lw=1.5,
+            label=f"roof: copy {copy_bps / 1e9:.0f} GB/s, FP32 FMA peak {peak / 1e12:.1f} T/s")
+    for k in dict.fromkeys(p[2] for p in points):
+        mine = [p for p in points if p[2] == k]
+        ax.plot([p[0] for p in mine], [p[1] for p in mine], marker="o", ms=3, ls="", label=k)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (multiply-adds per byte moved, log scale)")
+    ax.set_ylabel("multiply-adds per second (log scale)")
+    ax.set_title("Roofline: which kernels the memory bounds and which the arithmetic")
+    ax.legend(fontsize=7, loc="lower right")
+    top = max(points, key=lambda p: p[1])
+    return fig, (f"The roof's corner is at {ridge:.0f} multiply-adds per byte: left of it a "
+                 f"kernel can at best copy, right of it it can at best compute. The highest point "
+                 f"is {top[2]} at {top[0]:.0f} per byte, {100 * top[1] / peak:.0f}% of the FMA peak "
+                 f"(SMs x FP32 lanes x clock: {device.get('sms')} x {device.get('fp32_lanes_per_sm')}"
+                 f" x {device.get('sm_clock_mhz')} MHz, from the CUDA runtime and the lanes table "
+                 f"in common/devinfo.c).")
+
+
+FIGURES = [
+    ("fig_1d_progression", fig_1d_progression),
+    ("fig_1d_widths", fig_1d_widths),
+    ("fig_constant_vs_global", fig_constant_vs_global),
+    ("fig_cpu_vs_gpu", fig_cpu_vs_gpu),
+    ("fig_2d_sizes", fig_2d_sizes),
+    ("fig_2d_blocks", fig_2d_blocks),
+    ("fig_2d_masks", fig_2d_masks),
+    ("fig_tuner", fig_tuner),
+    ("fig_roofline", fig_roofline),
+]
+
+
+# ---- the check ---------------------------------------------------------------------------------
+def check_figure(name, fig):
+    """A figure worth saving: every plot has a title, both axis labels and something drawn."""
+    problems = []
+    for ax in fig.axes:
+        if ax.get_label() == "<colorbar>":
+            continue
+        if not ax.get_title():
+            problems.append("a plot without a title")
+        if not ax.get_xlabel() or not ax.get_ylabel():
+            problems.append(f"'{ax.get_title()}' lacks an axis label")
+        drawn = sum(len(line.get_xdata()) for line in ax.lines) + len(ax.patches) + len(ax.images)
+        if drawn == 0:
+            problems.append(f"'{ax.get_title()}' draws nothing")
+    if problems:
+        sys.exit(f"plot.py: {name}: " + "; ".join(problems))
+
+
+def stamp(fig, device, meta):
+    fig.text(0.995, 0.005, f"{device.get('device', 'GPU unknown')} · {meta.get('date', '')[:10]} · "
+             f"commit {meta.get('commit', 'unknown')}", ha="right", va="bottom", fontsize=6, color="grey")
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def write_page(out, sweeps, device, meta, failed, drawn, csvs, why_no_figures):
+    copies = [r["copy_gbps"] for records in sweeps.values() for r in timed(records) if "copy_gbps" in r]
+    lines = ["# Measured report", ""]
+    lines.append(f"- GPU: {device.get('device', 'unknown')} (sm_{device.get('sm', '?')}, "
+                 f"{device.get('sms', '?')} SMs at up to {device.get('sm_clock_mhz', '?')} MHz)")
+    lines.append(f"- When: {meta.get('date', 'unknown')}; commit {meta.get('commit', 'unknown')}; "
+                 f"sweeps at scale '{meta.get('scale', '?')}'")
+    lines.append(f"- Host: {meta.get('cpu', 'unknown')}, {meta.get('cores', '?')} cores")
+    if copies:
+        lines.append(f"- Device-to-device copy bandwidth measured in these runs: median "
+                     f"{median(copies):.0f} GB/s (from {min(copies):.0f} to {max(copies):.0f}); "
+                     f"the datasheet's DRAM figure is {device.get('dram_datasheet_gbps', '?')} GB/s")
+    if device.get("fma_peak_per_s"):
+        lines.append(f"- FP32 roof: {device['sms']} SMs x {device['fp32_lanes_per_sm']} lanes x "
+                     f"{device['sm_clock_mhz']} MHz = {device['fma_peak_per_s'] / 1e12:.1f} T "
+                     f"multiply-adds/s ({device.get('fp32_peak_tflops', 0):.1f} TFLOP/s)")
+    lines.append("- Times are medians of CUDA-event timings after warm-up, with L2 flushed "
+                 "between runs; every kernel was verified against the CPU reference first.")
+    if failed:
+        lines += ["", "**Steps where a kernel failed verification** (their failing kernels are "
+                  "left out of the figures):", ""] + [f"- `{f}`" for f in failed]
+    lines += [""]
+    if why_no_figures:
+        lines += [f"No figures: {why_no_figures}", ""]
+    for name, sentence in drawn:
+        lines += [f"## {name[4:].replace('_', ' ')}", "", f"![{name}]({name}.png)", "", sentence, ""]
+    lines += ["## The numbers", ""] + [f"- [{os.path.basename(c)}]({os.path.basename(c)})" for c in csvs]
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+# ---- main ----------------------------------------------------------------------------------------
+def main(argv):
+    args = [a for a in argv[1:] if a != "--no-figures"]
+    if len(args) != 1 or any(a.startswith("--") for a in args):
+        sys.exit("usage: python3 report/plot.py OUT_DIR [--no-figures]")
+    out = args[0]
+    sweeps, device, meta, failed = read_raw(out)
+    csvs = write_csvs(out, sweeps)
+    drawn, why_no_figures = [], None
+    plt = None
+    if "--no-figures" in argv:
+        why_no_figures = "--no-figures was given."
+    else:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            why_no_figures = ("matplotlib is not installed (apt-get install python3-matplotlib, or "
+                              "python3 -m pip install matplotlib); the CSVs hold every number.")
+    if plt:
+        for name, draw in FIGURES:
+            made = draw(plt, sweeps, device)
+            if made is None:
+                print(f"plot.py: {name}: no data for it in {out}/raw/, left out")
+                continue
+            fig, sentence = made
+            check_figure(name, fig)
+            stamp(fig, device, meta)
+            fig.tight_layout()
+            fig.savefig(os.path.join(out, name + ".png"), dpi=110)
+            plt.close(fig)
+            drawn.append((name, sentence))
+    write_page(out, sweeps, device, meta, failed, drawn, csvs, why_no_figures)
+    print(f"plot.py: {len(csvs)} CSVs, {len(drawn)} figures, {out}/report.md"
+          + (f" ({why_no_figures})" if why_no_figures else ""))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""report_fixture.py: made-up sweeps in the chapter programs' JSON shape, to test report/plot.py.
+
+    python3 tests/report_fixture.py SEED OUT_DIR
+
+Writes OUT_DIR/raw/ as report/sweeps.sh would (every sweep, device.json, meta.json, failed.txt),
+with timings drawn at random (seeded; the seed is printed) from a simple model: a kernel moves
+its bytes at some fraction of the copy bandwidth or does its multiply-adds at some fraction of
+the FP32 peak, whichever takes longer, plus a launch cost. Some records fail verification (no
+timing fields), as a failing kernel's would. The numbers are not measurements.
+"""
+import json
+import os
+import random
+import sys
+
+COPY_GBPS = 3000.0
+FMA_PEAK = 132 * 128 * 1.98e9
+
+
+def record(rng, variant, shape, taps, bytes_moved, efficiency, compute_efficiency, **fields):
+    fmas = shape * taps
+    seconds = max(bytes_moved / (COPY_GBPS * 1e9 * efficiency), fmas / (FMA_PEAK * compute_efficiency))
+    ms = (seconds + 4e-6) * 1e3 * rng.uniform(0.97, 1.03)
+    r = {"program": "fixture", "variant": variant, "device": "Fixture GPU", "mask": "random", **fields,
+         "seed": 1, "pass": True, "mismatches": 0, "max_error": 1e-6, "rel_l2_error": 1e-7}
+    if rng.random() < 0.03:  # a failing kernel: no timing, as the programs print it
+        r.update({"pass": False, "mismatches": 17})
+        return r
+    gbps = bytes_moved / (ms * 1e-3) / 1e9
+    copy = COPY_GBPS * rng.uniform(0.98, 1.02)
+    r.update({"median_ms": ms, "min_ms": ms * 0.98, "reps": 30, "gbps": gbps, "copy_gbps": copy,
+              "pct_of_copy": 100 * gbps / copy})
+    return r
+
+
+def main():
+    seed, out = int(sys.argv[1]), sys.argv[2]
+    print(f"report_fixture: seed {seed}")
+    rng = random.Random(seed)
+    raw = os.path.join(out, "raw")
+    os.makedirs(raw, exist_ok=True)
+    sweeps = {}
+    n = 1 << 24
+    for w in (1, 2, 3, 5, 7, 9, 15, 17, 31, 33, 63):
+        for k, eff, comp in (("ch01 basic", 0.5, 0.05), ("ch02 constant", 0.7, 0.1), ("ch03 tiled", 0.8, 0.2),
+                             ("ch04 cached", 0.85, 0.25), ("beyond: regs", 0.9, 0.5), ("solution", 0.85, 0.25)):
+            r = record(rng, k, n, w, 8.0 * n, eff, comp, n=n, mask_width=w, block=256)
+            if r["pass"]:
+                r.update({"cpu_single_ms": n * w * 1e-6 * rng.uniform(0.9, 1.1),
+                          "cpu_openmp_ms": n * w * 1e-6 / 12, "cpu_threads": 16})
+            sweeps.setdefault("1d_widths", []).append(r)
+    kernels_2d = (("naive global", 0.4, 0.05), ("ch05 tiled", 0.6, 0.15), ("ch06 tuned", 0.9, 0.6),
+                  ("NPP filter", 0.7, 0.2), ("cuFFT", 0.25, 1.0))
+    for side in (256, 1024, 4096, 16384):
+        for m in (3, 7):
+            for k, eff, comp in kernels_2d:
+                taps = 1 if k == "cuFFT" else m * m
+                sweeps.setdefault("2d_sizes", []).append(record(
+                    rng, k, side * side, taps, 8.0 * side * side, eff, comp, width=side, height=side,
+                    planes=1, mask_width=m, mask_height=m, block=32))
+    for m in (3, 7):
+        for k, eff, comp in kernels_2d:
+            sweeps.setdefault("2d_photo", []).append(record(
+                rng, k, 3 * 640 * 480, 1 if k == "cuFFT" else m * m, 24.0 * 640 * 480, eff, comp,
+                width=640, height=480, planes=3, mask_width=m, mask_height=m, block=32))
+    for block in (5, 8, 16, 32):
+        sweeps.setdefault("2d_blocks", []).append(record(
+            rng, "ch05 tiled", 4096 * 4096, 25, 8.0 * 4096 * 4096, 0.3 + block / 64, 0.2,
+            width=4096, height=4096, planes=1, mask_width=5, mask_height=5, block=block))
+    for m in range(1, 32, 2):
+        for k, eff, comp in kernels_2d[2:]:
+            taps = 1 if k == "cuFFT" else m * m
+            sweeps.setdefault("2d_masks", []).append(record(
+                rng, k, 4096 * 4096, taps * (12 if k == "cuFFT" else 1), 8.0 * 4096 * 4096, eff, comp,
+                width=4096, height=4096, planes=1, mask_width=m, mask_height=m, block=32))
+        if m <= 15:
+            sweeps.setdefault("2d_masks_ch05", []).append(record(
+                rng, "ch05 tiled", 4096 * 4096, m * m, 8.0 * 4096 * 4096, 0.6, 0.15, width=4096,
+                height=4096, planes=1, mask_width=m, mask_height=m, block=32))
+    for m in (3, 5, 7, 9, 15, 31):
+        for path in ("global ldg", "texture", "shared", "global only"):
+            for shape in ("1x1", "2x2", "4x4") if path != "global only" else ("1x1",):
+                sweeps.setdefault("tuner", []).append(record(
+                    rng, f"{path} {shape}", 4096 * 4096, m * m, 8.0 * 4096 * 4096, rng.uniform(0.3, 0.95),
+                    rng.uniform(0.1, 0.7), width=4096, height=4096, planes=1, mask_width=m, mask_height=m,
+                    block=32))
+    for name, records in sweeps.items():
+        with open(os.path.join(raw, name + ".jsonl"), "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in records)
+    with open(os.path.join(raw, "device.json"), "w") as f:
+        json.dump({"device": "Fixture GPU", "sm": "90", "sms": 132, "sm_clock_mhz": 1980,
+                   "fp32_lanes_per_sm": 128, "fma_peak_per_s": FMA_PEAK,
+                   "fp32_peak_tflops": 2 * FMA_PEAK / 1e12, "dram_datasheet_gbps": 3352.3}, f)
+    with open(os.path.join(raw, "meta.json"), "w") as f:
+        json.dump({"date": "2026-11-23T00:00:00Z", "commit": "fixture", "scale": "fixture",
+                   "cpu": "Fixture CPU", "cores": 16}, f)
+    with open(os.path.join(raw, "failed.txt"), "w") as f:
+        f.write("2d_masks: ch06_register_prefetch --size 4096x4096 --mask-width 1:31\n")
+
+
+if __name__ == "__main__":
+    main()
