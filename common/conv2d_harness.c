@@ -181,7 +181,9 @@ static void launch_poisoned(struct run_2d *run, float *into) {
                             (size_t)run->out.height * run->planes));
     if (run->variant->set_mask) run->variant->set_mask(mask->weights, mask->width, mask->height);
     launch_all_planes(run);
-    CUDA_CHECK(cudaDeviceSynchronize()); /* a fault inside the kernel surfaces here */
+    /* No cudaDeviceSynchronize first: the copy waits for the kernel and reports its fault, if
+     * any. One wait instead of two matters when test processes share the GPU: each wait then
+     * waits out the other processes' time slices (tests/ctest_list.sh). */
     CUDA_CHECK(cudaMemcpy2D(into, row_bytes, run->out.data, run->out.pitch, row_bytes,
                             (size_t)run->out.height * run->planes, cudaMemcpyDeviceToHost));
 }

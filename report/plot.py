@@ -162,26 +162,43 @@ def fig_1d_widths(plt, sweeps, device):
                  f"takes {at_widest[fastest]:.3f} ms and {slowest} {at_widest[slowest]:.3f} ms.")
 
 
-def fig_constant_vs_global(plt, sweeps, device):
-    records = timed(sweeps.get("1d_widths", []))
+def mask_memory_ratios(records, constant, global_, key):
+    """(size, time with the mask in global memory / in constant memory) where both were timed."""
     pairs = []
-    for w in sorted({r["mask_width"] for r in records}):
-        const = [r["median_ms"] for r in records if r["variant"] == "ch02 constant" and r["mask_width"] == w]
-        glob = [r["median_ms"] for r in records if r["variant"] == "ch01 basic" and r["mask_width"] == w]
+    for size in sorted({key(r) for r in records}):
+        const = [r["median_ms"] for r in records if r["variant"] == constant and key(r) == size]
+        glob = [r["median_ms"] for r in records if r["variant"] == global_ and key(r) == size]
         if const and glob:
-            pairs.append((w, median(glob) / median(const)))
-    if not pairs:
+            pairs.append((size, median(glob) / median(const)))
+    return pairs
+
+
+def fig_constant_vs_global(plt, sweeps, device):
+    panels = [
+        ("1D: ch02 constant against ch01 basic", "mask width (taps)",
+         mask_memory_ratios(timed(sweeps.get("1d_widths", [])), "ch02 constant", "ch01 basic",
+                            lambda r: r["mask_width"])),
+        ("2D: the naive kernel and its global-mask twin", "mask side (a side x side mask)",
+         mask_memory_ratios([r for r in timed(sweeps.get("2d_masks_ch05", []))
+                             if r["mask_width"] == r["mask_height"]],
+                            "naive global", "naive, mask global", lambda r: r["mask_width"])),
+    ]
+    panels = [p for p in panels if p[2]]
+    if not panels:
         return None
-    fig, ax = plt.subplots(figsize=(8, 4))
-    ax.plot(*zip(*pairs), marker="o", label="time with the mask in global memory / in constant memory")
-    ax.axhline(1.0, color="grey", ls="--", lw=1)
-    ax.set_xlabel("mask width (taps)")
-    ax.set_ylabel("speedup of the constant-memory mask (x)")
-    ax.set_title("The same 1D kernel, mask in constant memory (ch02) against global memory (ch01)")
-    ax.legend(fontsize=8)
-    top = max(pairs, key=lambda p: p[1])
-    return fig, (f"Reading the mask from constant memory pays most at width {top[0]} "
-                 f"({top[1]:.2f}x); below 1.0 the global-memory version would be faster.")
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4), squeeze=False)
+    said = []
+    for ax, (title, xlabel, pairs) in zip(axes[0], panels):
+        ax.plot(*zip(*pairs), marker="o")
+        ax.axhline(1.0, color="grey", ls="--", lw=1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("time, mask in global / in constant memory")
+        ax.set_title(title, fontsize=10)
+        top = max(pairs, key=lambda p: p[1])
+        said.append(f"{title.split(':')[0]}: up to {top[1]:.2f}x, at {top[0]}")
+    fig.suptitle("What constant memory buys: the same kernel with its mask in global memory")
+    return fig, ("The mask in constant memory against the same kernel reading it from global "
+                 "memory (above 1.0, constant memory is faster): " + "; ".join(said) + ".")
 
 
 def fig_cpu_vs_gpu(plt, sweeps, device):

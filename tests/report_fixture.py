@@ -75,9 +75,11 @@ def main():
                 rng, k, 4096 * 4096, taps * (12 if k == "cuFFT" else 1), 8.0 * 4096 * 4096, eff, comp,
                 width=4096, height=4096, planes=1, mask_width=m, mask_height=m, block=32))
         if m <= 15:
-            sweeps.setdefault("2d_masks_ch05", []).append(record(
-                rng, "ch05 tiled", 4096 * 4096, m * m, 8.0 * 4096 * 4096, 0.6, 0.15, width=4096,
-                height=4096, planes=1, mask_width=m, mask_height=m, block=32))
+            for k, eff, comp in (("ch05 tiled", 0.6, 0.15), ("naive global", 0.4, 0.05),
+                                 ("naive, mask global", 0.4, 0.035)):
+                sweeps.setdefault("2d_masks_ch05", []).append(record(
+                    rng, k, 4096 * 4096, m * m, 8.0 * 4096 * 4096, eff, comp, width=4096,
+                    height=4096, planes=1, mask_width=m, mask_height=m, block=32))
     for m in (3, 5, 7, 9, 15, 31):
         for path in ("global ldg", "texture", "shared", "global only"):
             for shape in ("1x1", "2x2", "4x4") if path != "global only" else ("1x1",):

@@ -34,6 +34,9 @@ int main(int argc, char **argv) {
          .launch = wb_solution_conv2d_tiled_launch,
          .solution = 1},
         {.label = "naive global", .set_mask = conv2d_naive_set_mask, .launch = conv2d_naive_launch},
+        {.label = "naive, mask global",
+         .set_mask = conv2d_naive_global_mask_set_mask,
+         .launch = conv2d_naive_global_mask_launch},
     };
     return conv2d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }
