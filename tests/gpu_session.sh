@@ -2,15 +2,16 @@
 # gpu_session.sh: everything a GPU machine should confirm, in steps that fit the device tool's
 # ten-minute calls (used for the device runs recorded in the lessons and issue notes).
 #
-#   sh tests/gpu_session.sh LOG_DIR [STEP...]      steps: build test check grade mutants run
-#                                                  (default: build test check grade)
+#   sh tests/gpu_session.sh LOG_DIR [STEP...]   steps: build test check grade mutants run report
+#                                               (default: build test check grade)
 #
 # build: make -j, no warnings allowed; test: the full `make test` with its wall time (nothing may
 # be skipped on a GPU machine); check: `make check CH=NN` on the unsolved exercise of every
 # chapter, with the time to the first verdict and in all; grade: the reference solutions graded
 # as a submission (full marks expected) and the workbook's own exercises (no correctness points);
-# mutants: tests/mutants.sh (each planted bug caught, with its hint); run: `make run`. Logs:
-# LOG_DIR/<step>.log, and device.log.
+# mutants: tests/mutants.sh (each planted bug caught, with its hint); run: `make run`; report:
+# `make report` (REPORT_SCALE from the environment), its folder copied to LOG_DIR/report/. Logs:
+# LOG_DIR/<step>.log, and device.log; test also keeps CTest's per-test costs.
 logs=${1:-build/logs}
 shift
 steps=${*:-build test check grade}
@@ -26,7 +27,8 @@ for step in $steps; do
         ;;
     test)
         make test >"$logs/test.log" 2>&1
-        grep -E 'tests passed|Skipped|Failed|\*\*\*' "$logs/test.log" | tail -30
+        cp build/Testing/Temporary/CTestCostData.txt "$logs/" 2>/dev/null
+        grep -E 'tests passed|Skipped|Failed|\*\*\*|Total Test time' "$logs/test.log" | tail -30
         ;;
     check)
         for entry in chapters/[0-9][0-9]_*/chapter.mk; do # every registered chapter
@@ -45,6 +47,11 @@ for step in $steps; do
         make run >"$logs/run.log" 2>&1
         tail -20 "$logs/run.log"
         cp build/out/coffee_*.png "$logs/" 2>/dev/null
+        ;;
+    report)
+        make report >"$logs/report.log" 2>&1
+        grep -E '^report: (step|[0-9]+ steps)|plot.py' "$logs/report.log" | tail -25
+        cp -R build/report "$logs/report" 2>/dev/null
         ;;
     *) echo "gpu_session: no step '$step'"; exit 2 ;;
     esac
