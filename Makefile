@@ -99,6 +99,10 @@ all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTes
 $(BUILD)/common/%.o: common/%.c $(wildcard common/*.h) | $(BUILD)/common
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The CPU reference runs on every test's data: -O3 keeps its vectorised sums in registers (2 to 3
+# times faster than -O2; common/reference.c says how it is written for that).
+$(BUILD)/common/reference.o: CFLAGS += -O3
+
 $(COMMON_LIB): $(COMMON_OBJ)
 	ar rcs $@ $^
 

@@ -1,6 +1,13 @@
 /* reference.c: CPU correlation in double precision (see reference.h).
- * The window arithmetic is written once per dimension in an inline helper; the single-threaded
- * and OpenMP versions differ only in the `if` clause of the parallel loop. */
+ * Every output is the double sum of its taps in mask order, rounded once to float: the same
+ * numbers whichever path below computes it. Two paths: one output at a time, with the window
+ * clipped to the data (near the ends and borders), and RUN outputs at a time where all of them
+ * have their full row of taps. The run path loads each weight once for RUN independent sums, which
+ * the compiler turns into vector instructions (omp simd; the Makefile builds this file with -O3,
+ * which keeps the sums in registers): 2 to 3 times faster than one output at a time, whose speed
+ * is bound by its chain of dependent additions (measured on this project's CI machine). The
+ * reference runs on every test's data, so its speed sets the speed of the tests. The
+ * single-threaded and OpenMP versions differ only in the `if` clause of the parallel loop. */
 #include "reference.h"
 
 #include <math.h>
@@ -8,73 +15,113 @@
 #include <omp.h>
 #endif
 
-/* Adds sum w[j] * x[j] and sum |w[j] * x[j]| over `count` taps to *sum and *mag, in double.
- * Two interleaved partial sums halve the chain of dependent additions that bounds the speed (the
- * reference runs on every test's data); the order changes only the double's last bits. */
+enum { RUN = 8 }; /* outputs summed side by side */
+
+/* Adds w[j] * x[j] and |w[j] * x[j]| over `count` taps, in order, to *sum and *mag. */
 static inline void sum_taps(const float *w, const float *x, int count, double *sum, double *mag) {
-    double s0 = 0.0, s1 = 0.0, m0 = 0.0, m1 = 0.0;
-    int j = 0;
-    for (; j + 1 < count; j += 2) {
-        double p0 = (double)w[j] * x[j], p1 = (double)w[j + 1] * x[j + 1];
-        s0 += p0;
-        s1 += p1;
-        m0 += fabs(p0);
-        m1 += fabs(p1);
-    }
-    if (j < count) {
+    double s = *sum, m = *mag;
+    for (int j = 0; j < count; ++j) {
         double p = (double)w[j] * x[j];
-        s0 += p;
-        m0 += fabs(p);
+        s += p;
+        m += fabs(p);
     }
-    *sum += s0 + s1;
-    *mag += m0 + m1;
+    *sum = s;
+    *mag = m;
 }
 
-/* One output of the 1D correlation: the sum over the mask, skipping ghost cells (they are 0). */
-static inline void correlate_1d_at(const float *in, long n, const float *mask, int w, long i,
-                                   float *out, float *magnitude) {
-    double sum = 0.0, mag = 0.0;
-    long start = i - w / 2;
-    /* The taps whose input lies inside 0 .. n-1, in order; the others meet ghost cells (0). */
-    int first = start < 0 ? (int)-start : 0;
-    int last = start + w > n ? (int)(n - start) : w;
-    sum_taps(mask + first, in + start + first, last - first, &sum, &mag);
-    out[i] = (float)sum;
-    if (magnitude) magnitude[i] = (float)mag;
+/* The same for RUN neighbouring outputs: sum[k] gets w[j] * x[j + k]. */
+static inline void sum_taps_run(const float *w, const float *x, int count, double *sum,
+                                double *mag) {
+    double s[RUN], m[RUN]; /* local, so they can stay in registers across the taps */
+    for (int k = 0; k < RUN; ++k) {
+        s[k] = sum[k];
+        m[k] = mag[k];
+    }
+    for (int j = 0; j < count; ++j) {
+        double weight = w[j];
+#pragma omp simd
+        for (int k = 0; k < RUN; ++k) {
+            double p = weight * x[j + k];
+            s[k] += p;
+            m[k] += fabs(p);
+        }
+    }
+    for (int k = 0; k < RUN; ++k) {
+        sum[k] = s[k];
+        mag[k] = m[k];
+    }
+}
+
+static inline void store(const double *sum, const double *mag, int count, float *out,
+                         float *magnitude) {
+    for (int k = 0; k < count; ++k) {
+        out[k] = (float)sum[k];
+        if (magnitude) magnitude[k] = (float)mag[k];
+    }
+}
+
+/* Outputs first .. first+RUN-1 (or fewer at the end) of the 1D correlation. */
+static inline void correlate_1d_run(const float *in, long n, const float *mask, int w, long first,
+                                    float *out, float *magnitude) {
+    double sum[RUN] = {0}, mag[RUN] = {0};
+    long start = first - w / 2; /* the first output's window starts here */
+    if (start >= 0 && start + w + RUN - 1 <= n) {
+        sum_taps_run(mask, in + start, w, sum, mag);
+        store(sum, mag, RUN, out + first, magnitude ? magnitude + first : NULL);
+        return;
+    }
+    int count = first + RUN <= n ? RUN : (int)(n - first);
+    for (int k = 0; k < count; ++k) {
+        long s = start + k;
+        /* The taps whose input lies inside 0 .. n-1; the others meet ghost cells (0). */
+        int lo = s < 0 ? (int)-s : 0, hi = s + w > n ? (int)(n - s) : w;
+        if (hi > lo) sum_taps(mask + lo, in + s + lo, hi - lo, &sum[k], &mag[k]);
+    }
+    store(sum, mag, count, out + first, magnitude ? magnitude + first : NULL);
 }
 
 void cpu_correlate_1d(const float *in, size_t n, const float *mask, int w, float *out,
                       float *magnitude, int parallel) {
-    long count = (long)n;
+    long count = (long)n, runs = (count + RUN - 1) / RUN;
 #pragma omp parallel for schedule(static) if (parallel)
-    for (long i = 0; i < count; ++i)
-        correlate_1d_at(in, count, mask, w, i, out, magnitude);
+    for (long r = 0; r < runs; ++r)
+        correlate_1d_run(in, count, mask, w, r * RUN, out, magnitude);
 }
 
-static inline void correlate_2d_at(const float *in, int width, int height, const float *mask,
-                                   int mask_w, int mask_h, int y, int x, float *out,
-                                   float *magnitude) {
-    double sum = 0.0, mag = 0.0;
-    int top = y - mask_h / 2, left = x - mask_w / 2;
-    /* The window clipped to the image, in the same order; outside it are ghost cells (0). */
+/* Outputs (x0 .. x0+RUN-1, y) of the 2D correlation (fewer at the row's end): the window's rows
+ * are clipped to the image for all of them; its columns too, one output at a time, unless every
+ * output of the run has all its columns inside. */
+static inline void correlate_2d_run(const float *in, int width, int height, const float *mask,
+                                    int mask_w, int mask_h, int y, int x0, float *out,
+                                    float *magnitude) {
+    double sum[RUN] = {0}, mag[RUN] = {0};
+    int top = y - mask_h / 2, left = x0 - mask_w / 2;
     int i0 = top < 0 ? -top : 0, i1 = top + mask_h > height ? height - top : mask_h;
-    int j0 = left < 0 ? -left : 0, j1 = left + mask_w > width ? width - left : mask_w;
+    int count = x0 + RUN <= width ? RUN : width - x0;
+    int full_columns = count == RUN && left >= 0 && left + mask_w + RUN - 1 <= width;
     for (int i = i0; i < i1; ++i) {
-        const float *row = in + (size_t)(top + i) * width + left;
-        const float *weights = mask + i * mask_w;
-        sum_taps(weights + j0, row + j0, j1 - j0, &sum, &mag);
+        const float *row = in + (size_t)(top + i) * width;
+        const float *weights = mask + (size_t)i * mask_w;
+        if (full_columns) {
+            sum_taps_run(weights, row + left, mask_w, sum, mag);
+            continue;
+        }
+        for (int k = 0; k < count; ++k) {
+            int l = left + k;
+            int j0 = l < 0 ? -l : 0, j1 = l + mask_w > width ? width - l : mask_w;
+            if (j1 > j0) sum_taps(weights + j0, row + l + j0, j1 - j0, &sum[k], &mag[k]);
+        }
     }
-    size_t at = (size_t)y * width + x;
-    out[at] = (float)sum;
-    if (magnitude) magnitude[at] = (float)mag;
+    size_t at = (size_t)y * width + x0;
+    store(sum, mag, count, out + at, magnitude ? magnitude + at : NULL);
 }
 
 void cpu_correlate_2d(const float *in, int width, int height, const float *mask, int mask_w,
                       int mask_h, float *out, float *magnitude, int parallel) {
 #pragma omp parallel for schedule(static) if (parallel)
     for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x)
-            correlate_2d_at(in, width, height, mask, mask_w, mask_h, y, x, out, magnitude);
+        for (int x0 = 0; x0 < width; x0 += RUN)
+            correlate_2d_run(in, width, height, mask, mask_w, mask_h, y, x0, out, magnitude);
 }
 
 int cpu_thread_count(void) {
