@@ -106,12 +106,19 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
     "$fixtures/descr_control.npy"
 
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
+# It builds and runs `make check` with JOBS=2 inside: two of CTest's slots.
+threads=2
 add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
+threads=1
 
 # make check's stages and verdicts, on stand-in tests (no GPU needed).
 add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_stages"
-# make progress from a half-done workbook: solved, failing with its hint, untouched, next.
+# make progress from a half-done workbook: solved, failing with its hint, untouched, next. On a
+# GPU machine it runs chapter 01's whole check with JOBS=4 inside (four slots, started first:
+# after chapter 06's sweep it is the longest test).
+threads=$HEAVY_THREADS
 add progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
+threads=1
 
 # ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
