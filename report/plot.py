@@ -109,6 +109,15 @@ def write_csvs(out, sweeps):
     return written
 
 
+def log_axis(ax, which="y"):
+    """A log scale labelled with plain numbers (0.05, 0.1, 0.2, 0.5), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+    (ax.set_yscale if which == "y" else ax.set_xscale)("log")
+    axis = ax.yaxis if which == "y" else ax.xaxis
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}".lstrip("0.")[:1] in ("2", "5") else ""))
+
+
 # ---- one function per figure: each returns (figure, the sentence for the page) or None --------
 def fig_1d_progression(plt, sweeps, device):
     records = timed(sweeps.get("1d_widths", []))
@@ -149,7 +158,7 @@ def fig_1d_widths(plt, sweeps, device):
         ax.plot(*zip(*points), marker="o", ms=3, label=k)
     copy_ms = [bytes_moved(r) / (r["copy_gbps"] * 1e9) * 1e3 for r in records]
     ax.axhline(median(copy_ms), color="grey", ls="--", lw=1, label="a copy of the same bytes")
-    ax.set_yscale("log")
+    log_axis(ax)
     ax.set_xlabel("mask width (taps)")
     ax.set_ylabel("median time (ms, log scale)")
     ax.set_title("1D: time against mask width")
@@ -195,7 +204,7 @@ def fig_constant_vs_global(plt, sweeps, device):
         ax.set_ylabel("time, mask in global / in constant memory")
         ax.set_title(title, fontsize=10)
         top = max(pairs, key=lambda p: p[1])
-        said.append(f"{title.split(':')[0]}: up to {top[1]:.2f}x, at {top[0]}")
+        said.append(f"{title.split(':')[0]}: up to {top[1]:.2f}x, at size {top[0]}")
     fig.suptitle("What constant memory buys: the same kernel with its mask in global memory")
     return fig, ("The mask in constant memory against the same kernel reading it from global "
                  "memory (above 1.0, constant memory is faster): " + "; ".join(said) + ".")
@@ -220,7 +229,7 @@ def fig_cpu_vs_gpu(plt, sweeps, device):
         ax.bar_label(bars, fmt="%.0fx", fontsize=7)
         said.append(f"at width {w} the fastest GPU kernel is {max(speedups[1:]):.0f}x one CPU thread "
                     f"and OpenMP on {at[0].get('cpu_threads', '?')} threads {speedups[0]:.1f}x")
-    ax.set_yscale("log")
+    log_axis(ax)
     ax.set_xticks(range(len(names)), names, fontsize=8)
     ax.set_ylabel("speedup over one CPU thread (x, log scale)")
     ax.set_xlabel("implementation")
@@ -248,7 +257,7 @@ def fig_2d_sizes(plt, sweeps, device):
                 if shot:
                     ax.plot(*zip(*shot), marker="*", ms=11, ls="", color=line.get_color())
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        log_axis(ax)
         ax.set_xlabel("pixels (log scale; a star: the photo, all planes)")
         ax.set_ylabel("median time (ms, log scale)")
         ax.set_title(f"2D, mask {mw}x{mh}: time against image size")
@@ -275,8 +284,9 @@ def fig_2d_blocks(plt, sweeps, device):
     ax.set_title(f"Chapter 05 tiled, {r0['width']}x{r0['height']}, mask "
                  f"{r0['mask_width']}x{r0['mask_height']}: time against block size")
     best = min(points, key=lambda p: p[1])
-    return fig, (f"The tile edge trades halo overhead against occupancy: block {best[0]} is "
-                 f"fastest here ({best[1]:.3f} ms).")
+    return fig, (f"Block {best[0]} is fastest here ({best[1]:.3f} ms). A smaller tile spends a "
+                 f"larger share of its loads on halo cells, and below the mask's side the kernel "
+                 f"cannot run at all.")
 
 
 def fig_2d_masks(plt, sweeps, device):
@@ -309,7 +319,7 @@ def fig_2d_masks(plt, sweeps, device):
                             f"beats every direct kernel measured ({fft_ms:.2f} ms against "
                             f"{min(times):.2f} ms).")
                 break
-    ax.set_yscale("log")
+    log_axis(ax)
     ax.set_xlabel("mask side (a side x side mask)")
     ax.set_ylabel("median time (ms, log scale)")
     r0 = records[0]
@@ -380,12 +390,21 @@ def fig_roofline(plt, sweeps, device):
     ax.set_title("Roofline: which kernels the memory bounds and which the arithmetic")
     ax.legend(fontsize=7, loc="lower right")
     top = max(points, key=lambda p: p[1])
+    # Large masks sit right of the corner, where the FMA peak binds: say how close each gets.
+    largest = {}
+    for p in points:
+        if p[0] > ridge and p[0] >= largest.get(p[2], (0, 0))[0]:
+            largest[p[2]] = (p[0], p[1])
+    compute = "; ".join(f"{k} {100 * v[1] / peak:.0f}% at {v[0]:.0f} per byte"
+                        for k, v in largest.items())
+    compute = (f" Of the FMA peak, at each kernel's largest mask past the corner: {compute}."
+               if compute else " No kernel was measured past the corner.")
     return fig, (f"The roof's corner is at {ridge:.0f} multiply-adds per byte: left of it a "
                  f"kernel can at best copy, right of it it can at best compute. The highest point "
                  f"is {top[2]} at {top[0]:.0f} per byte, {100 * top[1] / peak:.0f}% of the FMA peak "
                  f"(SMs x FP32 lanes x clock: {device.get('sms')} x {device.get('fp32_lanes_per_sm')}"
                  f" x {device.get('sm_clock_mhz')} MHz, from the CUDA runtime and the lanes table "
-                 f"in common/devinfo.c).")
+                 f"in common/devinfo.c)." + compute)
 
 
 FIGURES = [
@@ -486,7 +505,7 @@ def main(argv):
             check_figure(name, fig)
             stamp(fig, device, meta)
             fig.tight_layout()
-            fig.savefig(os.path.join(out, name + ".png"), dpi=110)
+            fig.savefig(os.path.join(out, name + ".png"), dpi=80)
             plt.close(fig)
             drawn.append((name, sentence))
     write_page(out, sweeps, device, meta, failed, drawn, csvs, why_no_figures)
