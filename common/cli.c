@@ -118,8 +118,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                             arg);
         snprintf(name, sizeof name, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
         if (eq) inline_value = eq + 1;
-        static const char *const flags[] = {"--check", "--bench", "--json", "--tune",
-                                            "--spec",  "--help",  "-h"};
+        static const char *const flags[] = {"--check", "--bench", "--json",        "--tune",
+                                            "--spec",  "--help",  "--own-kernels", "-h"};
         static const char *const valued[] = {"--size",      "--mask-width", "--mask",
                                              "--mask-file", "--input",      "--output",
                                              "--block",     "--reps",       "--seed"};
@@ -147,6 +147,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
             bench = 1;
         } else if (!strcmp(name, "--json")) {
             opt->json = 1;
+        } else if (!strcmp(name, "--own-kernels")) {
+            opt->own_kernels = 1;
         } else if (!strcmp(name, "--tune")) {
             if (!spec->allows_tune) return wb_error(err, "--tune: this chapter has no autotuner");
             opt->tune = 1;
@@ -263,6 +265,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "  --check            verify against the CPU reference only; exit 0 or 1\n");
     fprintf(out, "  --bench            verify, then time against the copy bound and the CPU\n");
     fprintf(out, "  --json             print results as JSON lines on stdout\n");
+    fprintf(out, "  --own-kernels      run this chapter's kernels only, not those shown beside them "
+                 "for comparison\n");
     if (spec->allows_tune)
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "

@@ -13,6 +13,7 @@
  *   --mask-file PATH     a mask from a text file (see masks.h)
  *   --mask-width LIST    1D: widths; 2D: W or WxH; lists (3,5,7) and ranges (1:63) allowed
  *   --input PATH  --output PATH  --block N  --reps N  --seed N  --check  --bench  --json  --help
+ *   --own-kernels
  *   --spec               print what the program accepts (limits, defaults) and exit 0
  * Nothing here touches the GPU: errors come out the same on machines with and without one.
  */
@@ -83,6 +84,9 @@ struct cli_options {
     enum cli_mode mode;
     int json;
     int tune; /* --tune: sweep the compiled variants, verify and time each, save the winners */
+    int own_kernels; /* --own-kernels: leave out the kernels shown for comparison (earlier
+                        chapters', libraries', baselines): the tests' batteries check each
+                        kernel in its own chapter, not again in every later one */
 };
 
 /* Parses argv against spec. Returns 0 to run, 1 if --help or --spec was printed (exit 0), -1

@@ -65,7 +65,10 @@ struct run_1d {
 
 static struct kernel_rules rules_1d(void *context, int v) {
     const struct conv1d_variant *k = &((struct run_1d *)context)->variants[v];
-    struct kernel_rules rules = {k->label, k->launch == NULL, k->block_rule, NULL};
+    struct kernel_rules rules = {.label = k->label,
+                                 .absent = k->launch == NULL,
+                                 .comparison = k->comparison,
+                                 .block_rule = k->block_rule};
     return rules;
 }
 
@@ -298,7 +301,7 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
     if (opt.input) load_signal(opt.input, &given);
     int mask_count;
     struct mask *masks = harness_make_masks(spec, &opt, &mask_count);
-    struct kernel_rules own = {variants[0].label, 0, variants[0].block_rule, NULL};
+    struct kernel_rules own = {.label = variants[0].label, .block_rule = variants[0].block_rule};
     harness_require_block(&own, &opt, masks, mask_count);
 
     struct device_info device;

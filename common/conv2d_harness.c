@@ -119,7 +119,11 @@ struct run_2d {
 
 static struct kernel_rules rules_2d(void *context, int v) {
     const struct conv2d_variant *k = &((struct run_2d *)context)->variants[v];
-    struct kernel_rules rules = {k->label, k->launch == NULL, k->block_rule, k->refuses};
+    struct kernel_rules rules = {.label = k->label,
+                                 .absent = k->launch == NULL,
+                                 .comparison = k->comparison,
+                                 .block_rule = k->block_rule,
+                                 .refuses = k->refuses};
     return rules;
 }
 
@@ -402,7 +406,9 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
     int mask_count;
     struct mask *masks = harness_make_masks(spec, opt, &mask_count);
     if (!chooses) {
-        struct kernel_rules own = {variants[0].label, 0, variants[0].block_rule, variants[0].refuses};
+        struct kernel_rules own = {.label = variants[0].label,
+                                   .block_rule = variants[0].block_rule,
+                                   .refuses = variants[0].refuses};
         harness_require_block(&own, opt, masks, mask_count);
     }
 

@@ -54,6 +54,7 @@ struct conv2d_variant {
     conv2d_refuses_fn refuses;       /* optional: masks it cannot run (skipped, with the reason) */
     conv2d_fft_points_fn fft_points; /* optional: verify with verify_fft_rule, not per output */
     int solution; /* the chapter's reference, linked only when grading: never the baseline */
+    int comparison; /* an earlier chapter's, a library's or a baseline kernel (--own-kernels) */
 };
 
 /* The 2D chapters' common spec: 8192x8192 random image by default, mask 5x5, masks up to

@@ -159,7 +159,7 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         struct kernel_rules rules = c->rules(c->context, v);
         struct variant_result *r = &results[v];
         memset(r, 0, sizeof *r);
-        if (rules.absent) {
+        if (rules.absent || (rules.comparison && opt->own_kernels)) {
             r->skipped = 1;
             continue;
         }

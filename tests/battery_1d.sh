@@ -48,27 +48,33 @@ usage_error "ch${nn}_value_missing" "needs a value" "$solution" --size
 # GPU battery, run for the solution (must pass) and for the exercise (`make check CH=NN`).
 battery() {
     kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    # Each kernel is checked in its own chapter: the earlier chapters' kernels shown beside this
+    # one are left out here (--own-kernels) and run once, in the all_kernels test below.
+    own=--own-kernels
     # The quick stage of `make check`: the sizes and blocks that catch most bugs, in seconds.
-    add "ch${nn}_${kind}_quick_lengths" "$labels;quick" "$binary" --check --size 1,33,4097 \
+    add "ch${nn}_${kind}_quick_lengths" "$labels;quick" "$binary" --check $own --size 1,33,4097 \
         --mask-width "1:$max_width"
-    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check --size 37,4097 \
+    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check $own --size 37,4097 \
         --block "$block_needed" --mask-width "1,2,5,$max_width"
     for n in 1 2 31 32 33 1000 4097 1048576; do
-        add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check --size $n --mask-width "1:$max_width"
+        add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size $n --mask-width "1:$max_width"
     done
-    heavy "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check --size 67108864 \
+    heavy "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     for block in $blocks; do
-        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
+        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
             --size 1,37,1000,4097 --mask-width "1:$max_width"
     done
     for mask in box gaussian sharpen laplacian sobel emboss; do
-        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
             --size 4097 --mask-width "1:$max_width"
     done
 }
 battery solution "$solution"
 battery exercise "$exercise"
+# Every kernel the program shows, the earlier chapters' included, side by side on the quick sizes.
+add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check --size 1,33,4097 \
+    --mask-width "1:$max_width"
 
 add "ch${nn}_solution_input_npy" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*chirp_derivative" -- \
     "$solution" --check --input "$root/data/signals/chirp_4099.npy" \
@@ -91,6 +97,6 @@ for kind in solution exercise; do
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
         sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" $tool "$binary" \
-            --check $args
+            --check --own-kernels $args
     done
 done

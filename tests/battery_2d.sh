@@ -42,41 +42,49 @@ add "ch${nn}_too_big_for_gpu" "gpu;ch$nn;solution" "$expect" --gpu 2 "needs .* M
 
 battery() {
     kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    # Each kernel is checked in its own chapter: the kernels shown beside this one (earlier
+    # chapters', libraries', baselines) are left out here (--own-kernels) and run once, in the
+    # all_kernels test below.
+    own=--own-kernels
     # The quick stage of `make check`: the sizes and blocks that catch most bugs, in seconds.
-    add "ch${nn}_${kind}_quick_sizes" "$labels;quick" "$binary" --check --size 1x1,33x31,1000x777 \
+    add "ch${nn}_${kind}_quick_sizes" "$labels;quick" "$binary" --check $own --size 1x1,33x31,1000x777 \
         --mask-width "1,2,3,4,5x3,$max_side"
-    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check --size 37x33 \
+    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check $own --size 37x33 \
         --block "$sanitize_block" --mask-width "1,3,4,$max_side"
-    add "ch${nn}_${kind}_odd_sizes" "$labels" "$binary" --check \
+    add "ch${nn}_${kind}_odd_sizes" "$labels" "$binary" --check $own \
         --size 1x1,1x300,300x1,33x31,1000x777 --mask-width "1:$max_side"
-    add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check --size 1000x777,37x1,1x37 \
+    add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check $own --size 1000x777,37x1,1x37 \
         --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
-    heavy "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 8192x8192 \
+    heavy "ch${nn}_${kind}_standard" "$labels" "$binary" --check $own --size 8192x8192 \
         --mask-width "3,4,7,$max_side"
     for block in $block_min 8 15 16 17 $block_max; do
         widths="1:$max_side"
         [ $block -lt $max_side ] && widths="1:$block"
-        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check --block $block \
+        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
             --size 1000x777,31x33 --mask-width "$widths"
     done
     for mask in box gaussian sharpen laplacian sobel emboss; do
-        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
             --size 1000x777 --mask-width 3,4,9,5x3
     done
     for png in gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7; do
-        add "ch${nn}_${kind}_png_$png" "$labels" "$binary" --check --input "$fixtures/$png.png" \
+        add "ch${nn}_${kind}_png_$png" "$labels" "$binary" --check $own --input "$fixtures/$png.png" \
             --mask-width 3
     done
-    add "ch${nn}_${kind}_photo" "$labels" "$binary" --check --input "$root/data/images/coffee.png" \
+    add "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own --input "$root/data/images/coffee.png" \
         --mask-width "1:$max_side"
     for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
-        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check \
+        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check $own \
             --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block $sanitize_block
     done
 }
 battery solution "$solution"
 battery exercise "$exercise"
+# Every kernel the program shows (earlier chapters', libraries', baselines), side by side on the
+# quick sizes and one larger odd size.
+add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
+    --size 1x1,33x31,1000x777,2049x1031 --mask-width "1,2,3,4,5x3,$max_side"
 
 add "ch${nn}_solution_png_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*rgba_blur.png" -- \
     "$solution" --check --input "$fixtures/rgba8_17x3.png" --mask box --mask-width 3 \

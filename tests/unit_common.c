@@ -1323,6 +1323,9 @@ static void test_cli(void) {
     if (ACCEPTED(&spec_1d, &opt, "--check")) CHECK(opt.mode == CLI_MODE_CHECK);
     if (ACCEPTED(&spec_1d, &opt, "--bench")) CHECK(opt.mode == CLI_MODE_BENCH);
     if (ACCEPTED(&spec_1d, &opt, "--json")) CHECK(opt.json && opt.mode == CLI_MODE_RUN);
+    if (ACCEPTED(&spec_1d, &opt, "--check")) CHECK(!opt.own_kernels);
+    if (ACCEPTED(&spec_1d, &opt, "--own-kernels", "--check"))
+        CHECK(opt.own_kernels && opt.mode == CLI_MODE_CHECK);
     if (ACCEPTED(&spec_1d, &opt, "--seed", "18446744073709551615"))
         CHECK(opt.seed == UINT64_MAX && opt.seed_given);
     if (ACCEPTED(&spec_1d, &opt, "--seed=0")) CHECK(opt.seed == 0 && opt.seed_given);
@@ -1474,6 +1477,7 @@ static void test_cli(void) {
     REFUSED(&spec_1d, "--seed", "--check", "--seed");
     REFUSED(&spec_1d, "--check", "--check=1");
     REFUSED(&spec_1d, "--json", "--json=");
+    REFUSED(&spec_1d, "--own-kernels", "--own-kernels=yes");
     REFUSED(&spec_1d, "--output", "--input", in_path, "--output", in_path);
     REFUSED(&spec_1d, "--output", "--input", in_path, "--output", link_path); /* hard link */
     REFUSED(&spec_1d, "--output", "--input", in_path, "--output", dot_path);  /* ./ prefix */

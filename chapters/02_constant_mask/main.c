@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
          .set_mask = wb_solution_conv1d_constant_set_mask,
          .launch = wb_solution_conv1d_constant_launch,
          .solution = 1},
-        {.label = "ch01 basic", .launch = conv1d_basic_launch},
+        {.label = "ch01 basic", .launch = conv1d_basic_launch, .comparison = 1},
     };
     return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

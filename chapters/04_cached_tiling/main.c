@@ -46,11 +46,13 @@ int main(int argc, char **argv) {
         {.label = "ch03 tiled",
          .set_mask = conv1d_tiled_set_mask,
          .launch = conv1d_tiled_launch,
-         .block_rule = BLOCK_COVERS_HALO},
+         .block_rule = BLOCK_COVERS_HALO,
+         .comparison = 1},
         {.label = "ch02 constant",
          .set_mask = conv1d_constant_set_mask,
-         .launch = conv1d_constant_launch},
-        {.label = "ch01 basic", .launch = conv1d_basic_launch},
+         .launch = conv1d_constant_launch,
+         .comparison = 1},
+        {.label = "ch01 basic", .launch = conv1d_basic_launch, .comparison = 1},
     };
     return conv1d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

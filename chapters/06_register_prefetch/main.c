@@ -55,17 +55,20 @@ static const struct conv2d_variant tiled = {.label = "ch05 tiled",
                                             .set_mask = conv2d_tiled_set_mask,
                                             .launch = conv2d_tiled_launch,
                                             .block_rule = BLOCK_COVERS_MASK,
-                                            .refuses = tiled_refuses};
+                                            .refuses = tiled_refuses,
+                                            .comparison = 1};
 #ifdef WB_HAVE_NPP
 static const struct conv2d_variant npp = {.label = "NPP filter",
                                           .set_mask = npp_filter_set_mask,
                                           .launch = npp_filter_launch,
-                                          .refuses = npp_filter_refuses};
+                                          .refuses = npp_filter_refuses,
+                                          .comparison = 1};
 #endif
 static const struct conv2d_variant fft = {.label = "cuFFT",
                                           .set_mask = fft_conv_set_mask,
                                           .launch = fft_conv_launch,
-                                          .fft_points = fft_conv_points};
+                                          .fft_points = fft_conv_points,
+                                          .comparison = 1};
 
 int main(int argc, char **argv) {
     struct cli_spec spec = conv2d_standard_spec(
@@ -91,7 +94,10 @@ int main(int argc, char **argv) {
 #endif
         fft,
         tiled,
-        {.label = "naive global", .set_mask = conv2d_naive_set_mask, .launch = conv2d_naive_launch},
+        {.label = "naive global",
+         .set_mask = conv2d_naive_set_mask,
+         .launch = conv2d_naive_launch,
+         .comparison = 1},
     };
     const struct conv2d_variant baselines[] = {
         tiled,
