@@ -64,7 +64,7 @@ mutant $ch03 's/^    __syncthreads();/    \/\/ no barrier/' race "ch03: no barri
     tests/sanitize.sh racecheck build/ch03_tiled_halo --check --size 4097 --mask-width 5 --block 64
 mutant $ch03 's/(k >= 0) ? in\[k\] : 0.0f;/(k >= 0) ? in[k] : in[0];/' ghost-cells "ch03: left ghost cells not zero" $check03
 mutant $ch03 's/(k < n) ? in\[k\] : 0.0f;/(k < n - 1) ? in[k] : 0.0f;/' ghost-cells "ch03: right halo stops early" $check03
-mutant $ch03 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' tile-seams "ch03: left halo off by one" $check03
+mutant $ch03 's/int k = i - (int)blockDim.x;/int k = i - (int)blockDim.x + 1;/' tile-seams "ch03: left halo off by one" $check03
 ch04=solutions/04_cached_tiling/conv1d_cached.cu
 check04="build/ch04_cached_tiling --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
 mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' race "ch04: no barrier (racecheck)" \

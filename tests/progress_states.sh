@@ -16,7 +16,7 @@ fail() {
 rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
 cp -R "$root/exercises/." "$scratch/"
 cp "$root/solutions/01_basic_1d/"*.cu "$scratch/01_basic_1d/"
-sed 's/int k = i - blockDim.x;/int k = i - blockDim.x + 1;/' "$root/solutions/03_tiled_halo/conv1d_tiled.cu" \
+sed 's/int k = i - (int)blockDim.x;/int k = i - (int)blockDim.x + 1;/' "$root/solutions/03_tiled_halo/conv1d_tiled.cu" \
     >"$scratch/03_tiled_halo/conv1d_tiled.cu"
 out=$(cd "$root" && make -s progress EXERCISES="$scratch" JOBS=4 2>&1) || fail "make progress failed: $out"
 printf '%s\n' "$out"

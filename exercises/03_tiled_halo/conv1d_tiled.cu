@@ -37,8 +37,9 @@ __global__ void conv1d_tiled_kernel(const float *in, float *out, int n, int mask
     // one: the cell blockDim.x positions before its own input i, stored at the start of s_tile
     // (index threadIdx.x - (blockDim.x - halo_left)). Block 0's left halo lies before the
     // signal: store 0 for those ghost cells instead of reading in[negative]. Compute that index
-    // into an int first (int k = i - blockDim.x): blockDim.x is unsigned, so the subtraction
-    // done in unsigned arithmetic never goes negative and the test k >= 0 would always pass.
+    // as a signed int, int k = i - (int)blockDim.x, and test k >= 0. Without the cast, i is
+    // converted to unsigned (blockDim.x is unsigned): in block 0, i - blockDim.x wraps around
+    // to a huge positive number, and a test on it would let block 0 read before the signal.
     // ---- TODO 1 end
 
     // ---- TODO 2 begin: every thread loads its own cell

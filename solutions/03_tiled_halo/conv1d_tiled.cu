@@ -33,7 +33,7 @@ __global__ void conv1d_tiled_kernel(const float *in, float *out, int n, int mask
 
     // ---- TODO 1 begin: the last halo_left threads load the left halo
     if (threadIdx.x >= blockDim.x - halo_left) {
-        int k = i - blockDim.x; // halo_left cells before this block's first input
+        int k = i - (int)blockDim.x; // halo_left cells before this block's first input
         s_tile[threadIdx.x - (blockDim.x - halo_left)] = (k >= 0) ? in[k] : 0.0f;
     }
     // ---- TODO 1 end
