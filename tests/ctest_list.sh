@@ -130,6 +130,14 @@ add grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_s
     "$root" "$b/tests/grade_submissions"
 threads=1
 
+# ---- the lessons (CPU): each asks before it tells (tests/lesson_structure.sh says how) ---------
+add lesson_structure "cpu" sh "$root/tests/lesson_structure.sh" $(for c in $chapters; do printf '%s ' "$root/chapters/$c/README.md"; done)
+# and the check can fail: a lesson that gives its answers first is caught, line by line.
+add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || exit 1; echo "$out"
+    for rule in ":3: a measured number" "no table with a \"yours\"" "does not say \"Measured on" "no \"## Deeper\""; do
+        printf "%s\n" "$out" | grep -qF "$rule" || { echo "not caught: $rule"; exit 1; }; done' \
+    "$root/tests/lesson_structure.sh" "$fixtures/lesson_bad.md"
+
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
 add report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv

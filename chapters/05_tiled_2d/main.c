@@ -33,13 +33,14 @@ int main(int argc, char **argv) {
          .set_mask = wb_solution_conv2d_tiled_set_mask,
          .launch = wb_solution_conv2d_tiled_launch,
          .solution = 1},
-        {.label = "naive global",
-         .set_mask = conv2d_naive_set_mask,
-         .launch = conv2d_naive_launch,
-         .comparison = 1},
         {.label = "naive, mask global",
          .set_mask = conv2d_naive_global_mask_set_mask,
          .launch = conv2d_naive_global_mask_launch,
+         .comparison = 1},
+        /* Last: the bench table's "vs naive" column divides by the last kernel's time. */
+        {.label = "naive global",
+         .set_mask = conv2d_naive_set_mask,
+         .launch = conv2d_naive_launch,
          .comparison = 1},
     };
     return conv2d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
