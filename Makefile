@@ -91,7 +91,7 @@ COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all run test check compile progress mutants grade report clean help fuzz
+.PHONY: all run test check compile profile progress mutants grade report clean help fuzz
 .DEFAULT_GOAL := all
 
 all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
@@ -239,6 +239,12 @@ check: ## CH=NN: your exercise for chapter NN: quick tests first (a verdict in s
 	@mkdir -p $(BUILD)/check/$(CH)
 	@WB_EXERCISE_DIR="$(abspath $(EXERCISE_BUILD))" sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTER)" > $(BUILD)/check/$(CH)/CTestTestfile.cmake
 	@sh tests/check.sh $(BUILD)/check/$(CH) $(CH) $(JOBS) $(EXERCISES)/$(CHAPTER)
+
+# make profile CH=NN: Nsight Compute on the student's kernel and the reference, side by side.
+profile: ## CH=NN: GPU: the lessons' profiler metrics for your kernel beside the reference's (ncu)
+	$(NEED_CH)
+	@$(MAKE) -s $(EXERCISE_BUILD)/ch$(CHAPTER)_exercise $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(CHAPTER))
+	@CUDA_HOME="$(CUDA_HOME)" sh tests/profile.sh $(BUILD)/profile/$(CH) $(EXERCISE_BUILD)/ch$(CHAPTER)_exercise $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(CHAPTER))
 
 # make compile CH=NN: what ptxas makes of the student's kernels, with no GPU and no link.
 COMPILE_SM := $(or $(SM),$(DETECTED_SM),90)

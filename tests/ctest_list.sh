@@ -120,6 +120,10 @@ threads=$HEAVY_THREADS
 add progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
 threads=1
 
+# make profile's table and messages, with a stand-in for ncu (no GPU needed).
+add profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
+[ "${WB_LIST_FORMAT:-}" = tsv ] || echo "set_tests_properties(profile_cli PROPERTIES SKIP_RETURN_CODE 77)"
+
 # ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
 add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"
