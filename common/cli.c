@@ -265,8 +265,9 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "  --check            verify against the CPU reference only; exit 0 or 1\n");
     fprintf(out, "  --bench            verify, then time against the copy bound and the CPU\n");
     fprintf(out, "  --json             print results as JSON lines on stdout\n");
-    fprintf(out, "  --own-kernels      run this chapter's kernels only, not those shown beside them "
-                 "for comparison\n");
+    fprintf(out,
+            "  --own-kernels      run this chapter's kernels only, not those shown beside them "
+            "for comparison\n");
     if (spec->allows_tune)
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "

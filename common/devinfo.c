@@ -17,14 +17,20 @@
 /* FP32 results per clock per SM, by compute capability; 0 where the table has no entry. */
 static int fp32_lanes_per_sm(int major, int minor) {
     switch (major) {
-    case 6: return minor == 0 ? 64 : 128;
-    case 7: return 64;                 /* Volta, Turing */
-    case 8: return minor == 0 ? 64 : 128; /* A100: 64; GA10x and Ada: 128 */
-    case 9: return 128;                /* Hopper */
+    case 6:
+        return minor == 0 ? 64 : 128;
+    case 7:
+        return 64; /* Volta, Turing */
+    case 8:
+        return minor == 0 ? 64 : 128; /* A100: 64; GA10x and Ada: 128 */
+    case 9:
+        return 128; /* Hopper */
     case 10:
     case 11:
-    case 12: return 128; /* Blackwell */
-    default: return 0;
+    case 12:
+        return 128; /* Blackwell */
+    default:
+        return 0;
     }
 }
 
@@ -54,8 +60,8 @@ int main(int argc, char **argv) {
     printf(",\"sm\":\"%d%d\",\"sms\":%d,\"sm_clock_mhz\":%.0f,\"fp32_lanes_per_sm\":%d,"
            "\"fma_peak_per_s\":%.6g,\"fp32_peak_tflops\":%.3f,\"memory_clock_mhz\":%.0f,"
            "\"bus_bits\":%d,\"dram_datasheet_gbps\":%.1f,\"l2_bytes\":%d,\"global_bytes\":%zu}\n",
-           info.sm_major, info.sm_minor, info.multiprocessors, sm_clock_khz / 1e3, lanes,
-           fma_per_s, 2.0 * fma_per_s / 1e12, memory_clock_khz / 1e3, bus_bits, dram_gbps,
-           info.l2_cache_bytes, info.global_memory);
+           info.sm_major, info.sm_minor, info.multiprocessors, sm_clock_khz / 1e3, lanes, fma_per_s,
+           2.0 * fma_per_s / 1e12, memory_clock_khz / 1e3, bus_bits, dram_gbps, info.l2_cache_bytes,
+           info.global_memory);
     return WB_EXIT_PASS;
 }

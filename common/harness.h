@@ -59,7 +59,7 @@ struct variant_result {
 /* What the loop needs to know of a kernel before it launches it. */
 struct kernel_rules {
     const char *label;
-    int absent; /* a weak kernel that is not linked (workbook.h): skipped without a word */
+    int absent;     /* a weak kernel that is not linked (workbook.h): skipped without a word */
     int comparison; /* shown beside the chapter's own: --own-kernels skips it without a word */
     enum block_rule block_rule;
     const char *(*refuses)(int mask_w, int mask_h); /* NULL, or returns NULL when it runs */

@@ -52,6 +52,7 @@ add() {
     for arg in "$@"; do printf ' "%s"' "$(printf '%s' "$arg" | sed 's/[\\"]/\\&/g')"; done
     printf ')\n'
     printf 'set_tests_properties(%s PROPERTIES LABELS "%s"' "$t_name" "$t_labels"
+    [ "${may_skip:-0}" = 1 ] && printf ' SKIP_RETURN_CODE 77'
     case ";$t_labels;" in *";gpu;"*)
         printf ' SKIP_RETURN_CODE 77 TIMEOUT %d' $((limit + 30))
         printf ' ENVIRONMENT "OMP_NUM_THREADS=%d;OMP_WAIT_POLICY=PASSIVE;WB_TIME_LIMIT_S=%d"' \
@@ -73,6 +74,13 @@ heavy() {
     threads=$HEAVY_THREADS limit=$HEAVY_LIMIT_S
     add "$@"
     threads=1 limit=$TIME_LIMIT_S
+}
+# skippable NAME LABELS COMMAND... : a CPU test that needs an optional tool (python3, matplotlib)
+# and exits 77, reported as skipped, where it is missing.
+skippable() {
+    may_skip=1
+    add "$@"
+    may_skip=0
 }
 # sanitized NAME LABELS COMMAND... : a test run under compute-sanitizer, with its longer limit.
 sanitized() {
@@ -117,12 +125,11 @@ add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_sta
 # GPU machine it runs chapter 01's whole check with JOBS=4 inside (four slots, started first:
 # after chapter 06's sweep it is the longest test).
 threads=$HEAVY_THREADS
-add progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
+skippable progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
 threads=1
 
 # make profile's table and messages, with a stand-in for ncu (no GPU needed).
-add profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
-[ "${WB_LIST_FORMAT:-}" = tsv ] || echo "set_tests_properties(profile_cli PROPERTIES SKIP_RETURN_CODE 77)"
+skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
 
 # ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
@@ -130,7 +137,7 @@ add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
 # takes four of CTest's slots.
 threads=$HEAVY_THREADS
-add grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
+skippable grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
     "$root" "$b/tests/grade_submissions"
 threads=1
 
@@ -144,10 +151,8 @@ add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || e
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
-add report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
-add report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
-set_skip() { echo "set_tests_properties($1 PROPERTIES SKIP_RETURN_CODE 77)"; }
-[ "${WB_LIST_FORMAT:-}" = tsv ] || { set_skip report_csv; set_skip report_figures; }
+skippable report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
+skippable report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
 
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"

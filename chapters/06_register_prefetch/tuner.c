@@ -183,7 +183,7 @@ static int kernels_for(void *context, const struct mask *mask,
     struct sweep *sw = context;
     int count = 0, number = sw->configurations_done + 1;
     fprintf(sw->out, "tune: mask %dx%d, %d of %d\n", mask->width, mask->height, number,
-           sw->size_count * sw->side_count);
+            sw->size_count * sw->side_count);
     for (int b = 0; b < sw->baseline_count; ++b) {
         sw->variant_of[count] = -1;
         sw->candidates[count++] = sw->baselines[b];
@@ -201,27 +201,28 @@ static int kernels_for(void *context, const struct mask *mask,
 }
 
 static void print_table(const struct sweep *sw, int width, int height, double copy_gbps) {
-    fprintf(sw->out, "\n  %-5s %-11s %-8s %9s %7s %12s", "mask", "best path", "outputs", "median ms",
-           "% copy", "vs glob only");
-    for (int b = 0; b < sw->baseline_count; ++b) fprintf(sw->out, " %10.10s", sw->baselines[b].label);
-    fprintf(sw->out, "   (%dx%d, copy %.0f GB/s; baseline columns: their time / ours)\n", width, height,
-           copy_gbps);
+    FILE *out = sw->out;
+    fprintf(out, "\n  %-5s %-11s %-8s %9s %7s %12s", "mask", "best path", "outputs", "median ms",
+            "% copy", "vs glob only");
+    for (int b = 0; b < sw->baseline_count; ++b) fprintf(out, " %10.10s", sw->baselines[b].label);
+    fprintf(out, "   (%dx%d, copy %.0f GB/s; baseline columns: their time / ours)\n", width, height,
+            copy_gbps);
     for (int k = 0; k < sw->side_count; ++k) {
         const struct best *r = &sw->best[k];
         if (r->variant < 0) continue;
         const struct prefetch_variant *p = &prefetch_variants[r->variant];
-        fprintf(sw->out, "  %2dx%-2d %-11s %dx%-6d %9.4f %6.1f%%", sw->sides[k], sw->sides[k],
-               prefetch_path_name(p->path), p->out_x, p->out_y, r->ms, r->pct);
+        fprintf(out, "  %2dx%-2d %-11s %dx%-6d %9.4f %6.1f%%", sw->sides[k], sw->sides[k],
+                prefetch_path_name(p->path), p->out_x, p->out_y, r->ms, r->pct);
         if (r->ms_global_only > 0.0)
-            fprintf(sw->out, " %11.2fx", r->ms_global_only / r->ms);
+            fprintf(out, " %11.2fx", r->ms_global_only / r->ms);
         else
-            fprintf(sw->out, " %12s", "-");
+            fprintf(out, " %12s", "-");
         for (int b = 0; b < sw->baseline_count; ++b)
             if (r->ms_baseline[b] > 0.0)
-                fprintf(sw->out, " %9.2fx", r->ms_baseline[b] / r->ms);
+                fprintf(out, " %9.2fx", r->ms_baseline[b] / r->ms);
             else
-                fprintf(sw->out, " %10s", "-");
-        fprintf(sw->out, "\n");
+                fprintf(out, " %10s", "-");
+        fprintf(out, "\n");
     }
 }
 
@@ -242,7 +243,8 @@ static void save_winners(const struct sweep *sw, int width, int height) {
     }
     if (safe_output_commit(&out, 0, err))
         wb_die(WB_EXIT_USAGE, "cannot save the tuning results: %s", err);
-    fprintf(sw->out, "saved the winners to %s; the normal run uses them on this GPU\n", sw->save_path);
+    fprintf(sw->out, "saved the winners to %s; the normal run uses them on this GPU\n",
+            sw->save_path);
 }
 
 /* After each image and mask: keep the fastest variant and the baselines' times; after the last
@@ -321,7 +323,7 @@ int tuner_run(const struct cli_spec *spec, const struct cli_options *given, cons
     conv2d_run(spec, &opt, NULL, 0, &observer);
     if (sw.timing && sw.failures) fprintf(sw.out, "nothing saved: a run failed verification\n");
     fprintf(sw.out, "%s --tune: %s (%d runs failed verification)\n", wb_program_name(),
-           sw.failures ? "FAIL" : "PASS", sw.failures);
+            sw.failures ? "FAIL" : "PASS", sw.failures);
     free(sw.variant_of);
     free(sw.candidates);
     return sw.failures ? WB_EXIT_FAIL : WB_EXIT_PASS;
