@@ -14,9 +14,16 @@ void cuda_check_failed(cudaError_t status, const char *expression, const char *f
         status == cudaErrorLaunchFailure)
         fprintf(stderr,
                 "  hint [out-of-bounds]: a kernel read or wrote memory outside its arrays: a "
-                "thread past the end must neither read nor write, and every input index must lie "
-                "inside the signal (see chapters/01_basic_1d/README.md, 'Ghost cells'); the "
-                "memcheck test (compute-sanitizer) names the line\n");
+                "thread past the end must neither read nor write, every input index must lie inside "
+                "the signal, and every shared-memory index inside the tile (see "
+                "chapters/01_basic_1d/README.md, 'Ghost cells'); the memcheck test "
+                "(compute-sanitizer) names the line\n");
+    if (status == cudaErrorInvalidConfiguration)
+        fprintf(stderr,
+                "  hint [launch-config]: the GPU refused the launch's shape: a grid of zero "
+                "blocks (the number of blocks rounded down: round it up, so a signal shorter than "
+                "one block still gets one), or a block of more than 1024 threads (see "
+                "chapters/01_basic_1d/README.md, 'The mapping: one thread per output')\n");
     exit(WB_EXIT_FAIL);
 }
 

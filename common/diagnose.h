@@ -6,7 +6,8 @@
  *   diagnose_failure     the hint for one failed run; HINT_WRONG_EVERYWHERE when nothing more
  *                        specific fits
  *   hint_print           "  hint [ghost-cells]: ... (see chapters/01_basic_1d/README.md, 'Ghost
- * cells')" hint_tally, hint_tally_print   the run's one summary hint, after the verdict
+ *                        cells')"
+ *   hint_tally, hint_tally_print   the run's one summary hint, after the verdict
  *
  * How a failure is read, in this order (the first that fits wins):
  *   one-plane       all wrong outputs lie in one plane (channel) of a multi-plane image
@@ -22,6 +23,8 @@
  *   wrong-everywhere   none of the above
  * The caller adds two that need more than one output array: race (a second launch on the same
  * input gave different bits) and even-widths (only even mask widths failed, from the tally).
+ * Printed elsewhere: hang (the harness's watchdog), out-of-bounds and launch-config (a CUDA
+ * fault or a refused launch: cuda_check.c), out-of-bounds and race (tests/sanitize.sh).
  */
 #ifndef DIAGNOSE_H
 #define DIAGNOSE_H

@@ -59,7 +59,7 @@ battery() {
     for n in 1 2 31 32 33 1000 4097 1048576; do
         add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size $n --mask-width "1:$max_width"
     done
-    heavy "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
+    heavy 20 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     for block in $blocks; do
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \

@@ -36,6 +36,11 @@ TIME_LIMIT_S=60       # a GPU test: several times what the slowest ordinary one 
 HEAVY_LIMIT_S=120     # the 2^26-value tests and chapter 06's sweep over every variant
 SANITIZER_LIMIT_S=240 # compute-sanitizer slows a program down 10-100 times
 threads=1 limit=$TIME_LIMIT_S
+# cost: a test's seconds as measured (make test on an H100, 2026-11-23), for the tests that take
+# several of CTest's slots. CTest starts the costliest first (until a run has left its own
+# measurements in build/Testing/Temporary/CTestCostData.txt), so no long test starts late and
+# holds up the end of the run: chapter 06's sweep once started at 54 s and ended the run at 91 s.
+cost=
 
 # add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
 # environment and time limit.
@@ -60,7 +65,7 @@ add() {
         ;;
     esac
     printf ' PROCESSORS %d' "$threads"
-    [ "$threads" -gt 1 ] && printf ' COST 100' # the longest start first
+    [ -n "$cost" ] && printf ' COST %d' "$cost" # CTest starts the highest cost first
     printf ')\n'
 }
 # usage_error NAME REGEX COMMAND... : bad input must give exit 2 and a one-line message.
@@ -69,11 +74,13 @@ usage_error() {
     shift 2
     add "$name" "cpu" "$expect" 2 "$pattern" -- "$@"
 }
-# heavy NAME LABELS COMMAND... : a GPU test whose CPU reference is large (2^26 values or more).
+# heavy COST NAME LABELS COMMAND... : a GPU test whose CPU reference is large (2^26 values or
+# more), and its measured seconds.
 heavy() {
-    threads=$HEAVY_THREADS limit=$HEAVY_LIMIT_S
+    threads=$HEAVY_THREADS limit=$HEAVY_LIMIT_S cost=$1
+    shift
     add "$@"
-    threads=1 limit=$TIME_LIMIT_S
+    threads=1 limit=$TIME_LIMIT_S cost=
 }
 # skippable NAME LABELS COMMAND... : a CPU test that needs an optional tool (python3, matplotlib)
 # and exits 77, reported as skipped, where it is missing.
@@ -115,18 +122,18 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
 
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
 # It builds and runs `make check` with JOBS=2 inside: two of CTest's slots.
-threads=2
+threads=2 cost=10
 add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
-threads=1
+threads=1 cost=
 
 # make check's stages and verdicts, on stand-in tests (no GPU needed).
 add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_stages"
 # make progress from a half-done workbook: solved, failing with its hint, untouched, next. On a
-# GPU machine it runs chapter 01's whole check with JOBS=4 inside (four slots, started first:
-# after chapter 06's sweep it is the longest test).
-threads=$HEAVY_THREADS
+# GPU machine it builds the exercises and runs chapter 01's whole check with JOBS=4 inside (four
+# slots, and one of the longest tests).
+threads=$HEAVY_THREADS cost=45
 skippable progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
-threads=1
+threads=1 cost=
 
 # make profile's table and messages, with a stand-in for ncu (no GPU needed).
 skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
@@ -136,10 +143,10 @@ skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
 add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
 # takes four of CTest's slots.
-threads=$HEAVY_THREADS
+threads=$HEAVY_THREADS cost=45
 skippable grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
     "$root" "$b/tests/grade_submissions"
-threads=1
+threads=1 cost=
 
 # ---- the lessons (CPU): each asks before it tells (tests/lesson_structure.sh says how) ---------
 add lesson_structure "cpu" sh "$root/tests/lesson_structure.sh" $(for c in $chapters; do printf '%s ' "$root/chapters/$c/README.md"; done)

@@ -3,6 +3,7 @@
 # ten-minute calls (used for the device runs recorded in the lessons and issue notes).
 #
 #   sh tests/gpu_session.sh LOG_DIR [STEP...]   steps: build test check grade mutants run report
+#                                               profiles
 #                                               (default: build test check grade)
 #
 # build: make -j, no warnings allowed; test: the full `make test` with its wall time (nothing may
@@ -10,7 +11,9 @@
 # chapter, with the time to the first verdict and in all; grade: the reference solutions graded
 # as a submission (full marks expected) and the workbook's own exercises (no correctness points);
 # mutants: tests/mutants.sh (each planted bug caught, with its hint); run: `make run`; report:
-# `make report` (REPORT_SCALE from the environment), its folder copied to LOG_DIR/report/. Logs:
+# `make report` (REPORT_SCALE from the environment), its folder copied to LOG_DIR/report/;
+# profiles: tests/profile.sh on each chapter's reference kernels, at the mask widths the lessons
+# discuss (the numbers the lessons quote), tables in profiles.log. Logs:
 # LOG_DIR/<step>.log, and device.log; test also keeps CTest's per-test costs.
 logs=${1:-build/logs}
 shift
@@ -52,6 +55,21 @@ for step in $steps; do
         make report >"$logs/report.log" 2>&1
         grep -E '^report: (step|[0-9]+ steps)|plot.py' "$logs/report.log" | tail -25
         cp -R build/report "$logs/report" 2>/dev/null
+        ;;
+    profiles)
+        for entry in chapters/[0-9][0-9]_*/chapter.mk; do
+            chapter=$(basename "$(dirname "$entry")")
+            dims=$("build/ch$chapter" --spec | sed -n 's/^dims=//p')
+            case $chapter in 06_*) masks="3 7" ;; *) [ "$dims" = 1 ] && masks="5 31" || masks=5 ;; esac
+            for w in $masks; do
+                size=16777216
+                [ "$dims" = 1 ] || { size=4096x4096 w=${w}x$w; }
+                echo "== $chapter, --size $size --mask-width $w" >>"$logs/profiles.log"
+                PROFILE_ARGS="--size $size --mask-width $w" sh tests/profile.sh \
+                    "build/profiles/$chapter-$w" "build/ch$chapter" >>"$logs/profiles.log" 2>&1
+            done
+        done
+        cat "$logs/profiles.log"
         ;;
     *) echo "gpu_session: no step '$step'"; exit 2 ;;
     esac

@@ -4,6 +4,7 @@
 # compute-sanitizer to object) with the hint that names that bug ("hint [id]", diagnose.h).
 #
 #   sh tests/mutants.sh            (on a GPU machine, from the repository root; make mutants)
+#   ONLY=ch04 sh tests/mutants.sh  only the mutants whose description holds ch04 (any text)
 # Prints one line per mutant: "caught  [hint] what", "MISSED" or "WRONG HINT"; exits 1 if any
 # mutant was missed or got another hint. The solution
 # being mutated is restored on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
@@ -21,6 +22,7 @@ trap 'exit 130' INT HUP TERM # exit runs the EXIT trap
 mutant() { # FILE SED_EXPRESSION HINT_ID DESCRIPTION CHECK_COMMAND...
     file=$1 expr=$2 hint=$3 what=$4
     shift 4
+    case $what in *"${ONLY:-}"*) ;; *) return 0 ;; esac
     [ -e "$file.orig" ] && { echo "mutants: $file.orig exists: restore $file from it first"; exit 2; }
     cp "$file" "$file.orig"
     mutated=$file
@@ -52,7 +54,12 @@ mutant $ch01 's/j < mask_width/j < mask_width - 1/' one-tap "ch01: drops the las
 mutant $ch01 's/sum += mask\[j\] \* in\[k\]/sum += mask[mask_width - 1 - j] * in[k]/' flipped "ch01: flips the mask (true convolution)" $check01
 mutant $ch01 's/if (i >= n) return;/if (i > n) return;/' out-of-bounds "ch01: one thread past the end (memcheck)" \
     tests/sanitize.sh memcheck build/ch01_basic_1d --check --size 33 --mask-width 5
-mutant $ch01 's/(n + block_size - 1) \/ block_size/n \/ block_size/' unwritten-end "ch01: grid rounded down" $check01
+# Rounded down, the grid has no block at all for a signal shorter than one block (the launch
+# fails), and misses the last outputs of a longer one.
+mutant $ch01 's/(n + block_size - 1) \/ block_size/n \/ block_size/' launch-config \
+    "ch01: grid rounded down (a signal shorter than a block)" $check01
+mutant $ch01 's/(n + block_size - 1) \/ block_size/n \/ block_size/' unwritten-end \
+    "ch01: grid rounded down (longer signals)" build/ch01_basic_1d --check --size 4097,100000 --mask-width 1:63
 ch02=solutions/02_constant_mask/conv1d_constant.cu
 check02="build/ch02_constant_mask --check --size 1,2,33,4097,100000 --mask-width 1:63"
 mutant $ch02 's/mask_width \* sizeof(float)));/(mask_width - 1) * sizeof(float)));/' \
@@ -69,8 +76,9 @@ ch04=solutions/04_cached_tiling/conv1d_cached.cu
 check04="build/ch04_cached_tiling --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
 mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' race "ch04: no barrier (racecheck)" \
     tests/sanitize.sh racecheck build/ch04_cached_tiling --check --size 4097 --mask-width 5 --block 64
+# One past the tile is one float past the block's shared memory: the GPU faults on that read.
 mutant $ch04 's/k >= tile_start \&\& k < tile_end/k >= tile_start \&\& k <= tile_end/' \
-    tile-seams "ch04: tile end off by one" $check04
+    out-of-bounds "ch04: tile end off by one (reads past the shared tile)" $check04
 mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k >= 0 \&\& k < n - 1)/' ghost-cells "ch04: halo misses the last input" $check04
 ch05=solutions/05_tiled_2d/conv2d_tiled.cu
 check05="build/ch05_tiled_2d --check --size 1000x777,1x37,37x1 --mask-width 1:15,5x3,2x4 --block 16"
