@@ -10,19 +10,25 @@ void cuda_check_failed(cudaError_t status, const char *expression, const char *f
     wb_error(err, "CUDA error at %s:%d in %s: %s (%s)", file, line, expression,
              cudaGetErrorString(status), cudaGetErrorName(status));
     fprintf(stderr, "%s: %s\n", wb_program_name(), err);
-    if (status == cudaErrorIllegalAddress || status == cudaErrorMisalignedAddress ||
-        status == cudaErrorLaunchFailure)
+    int fault = status == cudaErrorIllegalAddress || status == cudaErrorMisalignedAddress ||
+                status == cudaErrorLaunchFailure;
+    /* Any other error that cudaGetLastError() reports right after a launch (CUDA_CHECK_LAUNCH)
+     * means the launch itself was refused: its grid, block or shared memory. */
+    int refused_launch = status == cudaErrorInvalidConfiguration ||
+                         (!fault && strcmp(expression, "cudaGetLastError()") == 0);
+    if (fault)
         fprintf(stderr,
                 "  hint [out-of-bounds]: a kernel read or wrote memory outside its arrays: a "
                 "thread past the end must neither read nor write, every input index must lie inside "
                 "the signal, and every shared-memory index inside the tile (see "
                 "chapters/01_basic_1d/README.md, 'Ghost cells'); the memcheck test "
                 "(compute-sanitizer) names the line\n");
-    if (status == cudaErrorInvalidConfiguration)
+    if (refused_launch)
         fprintf(stderr,
-                "  hint [launch-config]: the GPU refused the launch's shape: a grid of zero "
-                "blocks (the number of blocks rounded down: round it up, so a signal shorter than "
-                "one block still gets one), or a block of more than 1024 threads (see "
+                "  hint [launch-config]: the GPU refused the launch: a grid of zero blocks (the "
+                "number of blocks rounded down: round it up, so a signal shorter than one block "
+                "still gets one), a block of more than 1024 threads, or more shared memory than a "
+                "block may have (see "
                 "chapters/01_basic_1d/README.md, 'The mapping: one thread per output')\n");
     exit(WB_EXIT_FAIL);
 }

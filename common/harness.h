@@ -18,7 +18,9 @@
  *   harness_print_row            a kernel's row of the --bench table, up to "vs <baseline>"
  *   harness_json_result          a kernel's result fields for --json
  *   harness_finish               "<program>: PASS (N configurations)" or FAIL, after the most
- *                                likely cause of the failures (diagnose.h), and the exit code
+ *                                likely cause of the failures (diagnose.h), and the exit code;
+ *                                a pass where the chapter's own kernel (the first) ran in no
+ *                                configuration says "... ran in none of them: not checked"
  */
 #ifndef HARNESS_H
 #define HARNESS_H

@@ -9,7 +9,8 @@
 #                   tests (hint line, log tail), the compiler's first error or what is missing;
 #                   a summary line and the flags; the leaderboard
 #   G/junit.xml     JUnit XML (GitHub Classroom, GitLab, Jenkins): a testsuite per chapter, a
-#                   testcase per test run (fail and timeout: <failure>, skipped: <skipped>),
+#                   testcase per test run (fail and timeout: <failure>, skipped and n/a:
+#                   <skipped>, n/a being a test whose masks the student's kernel does not take),
 #                   "build" for a chapter missing or not compiling, "speed" for each speed group
 #                   of a built chapter; the chapter's score and max_score as properties
 #   G/summary.txt   a table for people, also printed on stdout
@@ -121,7 +122,7 @@ function testcase(cls, name, time, tag, msg, body,   s) {
     s = s (tag == "skipped" ? "/>" : ">" clean(body, "xml") "</failure>")
     return s "\n    </testcase>\n"
 }
-function kind(st) { return st == "pass" || st == "skipped" ? st : "failure" }
+function kind(st) { return st == "pass" || st == "skipped" ? st : st == "n/a" ? "skipped" : "failure" }
 BEGIN {
     for (i = 1; i < 256; i++) ord[sprintf("%c", i)] = i
     CONVFMT = OFMT = "%.10g" # numbers print as 4.5, 8, 1234.5678: valid JSON, no rounding
@@ -164,7 +165,8 @@ BEGIN {
         txt = txt sprintf("%-8s %-12s %6s / %-5s  %s\n", clean("ch" c, "text"), \
             clean(gr[i, 2], "text"), s, m, clean(gr[i, 5], "text"))
     }
-    line = student ": " total " / " most " points; " (count["pass"] + 0) " of " nt " tests passed"
+    line = student ": " total " / " most " points; " (count["pass"] + 0) " of " \
+        (nt - count["n/a"]) " tests passed"
     split("fail failed timeout timed_out skipped skipped", w, " "); more = ""
     for (i = 1; i < 6; i += 2) # how many failed, timed out, were skipped (none: not said)
         if (count[w[i]]) { more = more (more == "" ? "" : ", ") count[w[i]] " " w[i + 1] }
@@ -192,6 +194,7 @@ BEGIN {
             kd = kind(te[j, 4]); n++; t += num(te[j, 5])
             nfl += (kd == "failure"); nsk += (kd == "skipped")
             body = body testcase("ch" c "." te[j, 2], te[j, 3], num(te[j, 5]), kd, \
+                te[j, 4] == "n/a" ? "does not apply: the kernel takes none of its masks" : \
                 kd == "skipped" ? "no usable GPU" : msg[j], tail[j])
         }
         if (c in prob) {

@@ -130,12 +130,16 @@ EOF
     awk '$1 <= 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$jobs" sh
 }
 
-# status G NAME: pass, fail, timeout or skipped (no GPU) from the test's exit code and log.
+# status G NAME: pass, fail, timeout, skipped (no GPU) or n/a (the student's kernel takes none
+# of the test's masks, e.g. chapter 06's 3x3 kernel in a non-square test: not counted either way)
+# from the test's exit code and log.
 status() {
     rc=$(cat "$1/logs/$2.rc" 2>/dev/null || echo 1)
     case $rc in
     0) # and the program's own verdict: an exit(0) in the student's host code is no pass
-        if grep -q '_exercise: PASS (' "$1/logs/$2.log"; then echo pass; else echo fail; fi ;;
+        if grep -q '_exercise: PASS (.*ran in none of them: not checked)' "$1/logs/$2.log"; then
+            echo n/a
+        elif grep -q '_exercise: PASS (' "$1/logs/$2.log"; then echo pass; else echo fail; fi ;;
     77) echo skipped ;;
     124 | 137) echo timeout ;;
     *) if grep -q 'stopped after .* (WB_TIME_LIMIT_S)' "$1/logs/$2.log"; then echo timeout; else echo fail; fi ;;
@@ -228,19 +232,24 @@ grade_one() { # FOLDER_NAME STUDENT_NAME DIR
         passed=0 total=0
         for name in $(cut -f1 "$g/run_tests.tsv" 2>/dev/null | grep -E -e "$a"); do
             st=$(status "$g" "$name")
-            total=$((total + 1))
+            [ "$st" = n/a ] || total=$((total + 1))
             [ "$st" = pass ] && passed=$((passed + 1))
             printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$nn" "$group" "$name" "$st" \
                 "$(cat "$g/logs/$name.seconds" 2>/dev/null || echo 0)" "$g/logs/$name.log" >>"$g/tests.tsv"
         done
         skipped=$(awk -F "$tab" -v n="$nn" -v gr="$group" '$1 == n && $2 == gr && $4 == "skipped"' "$g/tests.tsv" | wc -l)
-        if [ "$total" -eq 0 ]; then
+        not_applying=$(awk -F "$tab" -v n="$nn" -v gr="$group" '$1 == n && $2 == gr && $4 == "n/a"' "$g/tests.tsv" | wc -l)
+        if [ "$total" -eq 0 ] && [ "$not_applying" -gt 0 ]; then
+            note="none of the $not_applying tests applies to this kernel (it takes none of their masks): check the rubric"
+        elif [ "$total" -eq 0 ]; then
             note="no test matched '$a': check the rubric"
         elif [ "$skipped" -gt 0 ]; then
             note="$passed of $total tests passed; $skipped not run: no usable GPU"
         else
             note="$passed of $total tests passed"
         fi
+        [ "$not_applying" -gt 0 ] && [ "$total" -gt 0 ] &&
+            note="$note ($not_applying more do not apply: the kernel takes none of their masks)"
         score=$(awk -v p="$points" -v k="$passed" -v t="$total" 'BEGIN { printf "%.2f", t ? p * k / t : 0 }')
         printf '%s\t%s\t%s\t%s\t%s\n' "$nn" "$group" "$score" "$points" "$note" >>"$g/groups.tsv"
     done <"$clean_rubric"

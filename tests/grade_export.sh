@@ -6,7 +6,8 @@
 # Fabricates two graded students (what grading/grade.sh leaves) whose names, notes, test names,
 # flags and logs hold quotes, backslashes, <&>, ESC, a 0xff byte and a UTF-8 'é': one with a
 # chapter that does not compile, a missing one, a timed-out test, a failing test with a hint, a
-# leaderboard line and flags; the other with a test skipped for want of a GPU. Runs
+# leaderboard line and flags; the other with a test skipped for want of a GPU and one that does
+# not apply (n/a: its masks are not the kernel's). Runs
 # grading/export.sh on each and grading/gradebook.sh on both, then reads the results with real
 # parsers (python3's json, xml.etree, csv) and checks what they hold against the fixture. Without
 # python3: jq and xmllint, where there (fewer checks); with none of them: exit 77.
@@ -80,6 +81,8 @@ echo "tile 3 differs" >"$b/logs/tiles.log"
 printf '01\tcorrectness\tbasic\tpass\t0.40\t%s\n04\tcorrectness\ttiles\tfail\t0.90\t%s\n' \
     "$b/logs/pass.log" "$b/logs/tiles.log" >"$b/tests.tsv"
 printf '04\tcorrectness\tno_gpu\tskipped\t0.01\t%s\n' "$b/logs/pass.log" >>"$b/tests.tsv"
+# a test whose masks the student's kernel does not take: neither passed nor counted
+printf '04\tcorrectness\tnot_square\tn/a\t0.02\t%s\n' "$b/logs/pass.log" >>"$b/tests.tsv"
 printf '01\tgraded\t\n04\tgraded\t\n' >"$b/chapters.tsv"
 
 # ---- run the exports -----------------------------------------------------------------------
@@ -156,7 +159,9 @@ check(ra.get("name").startswith("workbook grade: Alice " + H.replace("\x1b", "")
 p = {s.get("name"): {q.get("name"): q.get("value") for q in s.iter("property")} for s in ra}
 check(p["ch01"] == {"score": "8", "max_score": "9"}, "ch01 properties %r" % p["ch01"])
 check([c.get("name") for c in ra.iter("testcase")][3] == "edge " + H.replace("\x1b", ""), "name")
-junit(B + "/junit.xml", 4, 1, 1, ["failed"])
+rbx = junit(B + "/junit.xml", 5, 1, 2, ["failed"])
+check(sorted(x.get("message") for x in rbx.iter("skipped")) ==
+      ["does not apply: the kernel takes none of its masks", "no usable GPU"], "n/a in junit")
 
 rows = list(csv.reader(io.StringIO(load(book), newline="")))
 check(rows[0] == ["student", "ch01", "ch02", "ch03", "ch04", "total", "max", "flags"], "csv header")
