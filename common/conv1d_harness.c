@@ -206,8 +206,10 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                              const struct conv1d_variant *variants, int variant_count,
                              const struct signal *signal, const struct mask *mask, FILE *human) {
     size_t n = signal->length, bytes = n * sizeof(float);
-    float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
-    float *got = host_malloc(bytes, "GPU result"), *again = host_malloc(bytes, "GPU result");
+    float *ref = harness_buffer(BUFFER_REFERENCE, bytes, "reference");
+    float *magnitude = harness_buffer(BUFFER_MAGNITUDE, bytes, "error bounds");
+    float *got = harness_buffer(BUFFER_GOT, bytes, "GPU result");
+    float *again = harness_buffer(BUFFER_AGAIN, bytes, "GPU result");
     cpu_correlate_1d(signal->values, n, mask->weights, mask->width, ref, magnitude, 1);
 
     /* The host side of every CUDA program: allocate, copy in, (launch), copy out, free. */
@@ -263,10 +265,6 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     CUDA_CHECK(cudaFree(run.d.mask));
     CUDA_CHECK(cudaFree(run.d.out));
     free(results);
-    free(again);
-    free(got);
-    free(magnitude);
-    free(ref);
     return failures;
 }
 

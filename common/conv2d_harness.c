@@ -310,8 +310,10 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                              const struct conv2d_observer *observer, FILE *human) {
     int width = in->img.width, height = in->img.height, planes = in->convolved;
     size_t plane = (size_t)width * height, bytes = plane * planes * sizeof(float);
-    float *ref = host_malloc(bytes, "reference"), *magnitude = host_malloc(bytes, "error bounds");
-    float *got = host_malloc(bytes, "GPU result"), *again = host_malloc(bytes, "GPU result");
+    float *ref = harness_buffer(BUFFER_REFERENCE, bytes, "reference");
+    float *magnitude = harness_buffer(BUFFER_MAGNITUDE, bytes, "error bounds");
+    float *got = harness_buffer(BUFFER_GOT, bytes, "GPU result");
+    float *again = harness_buffer(BUFFER_AGAIN, bytes, "GPU result");
     for (int p = 0; p < planes; ++p)
         cpu_correlate_2d(in->img.data + p * plane, width, height, mask->weights, mask->width,
                          mask->height, ref + p * plane, magnitude + p * plane, 1);
@@ -381,10 +383,6 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     CUDA_CHECK(cudaFree(run.in.data));
     CUDA_CHECK(cudaFree(run.out.data));
     free(results);
-    free(again);
-    free(got);
-    free(magnitude);
-    free(ref);
     return failures;
 }
 

@@ -19,6 +19,28 @@ void *host_malloc(size_t bytes, const char *what) {
     return p;
 }
 
+static struct {
+    float *data;
+    size_t bytes;
+} buffers[BUFFERS];
+
+float *harness_buffer(enum harness_buffer_slot slot, size_t bytes, const char *what) {
+    if (buffers[slot].bytes < bytes || !buffers[slot].data) {
+        free(buffers[slot].data);
+        buffers[slot].data = host_malloc(bytes, what);
+        buffers[slot].bytes = bytes;
+    }
+    return buffers[slot].data;
+}
+
+static void free_buffers(void) {
+    for (int slot = 0; slot < BUFFERS; ++slot) {
+        free(buffers[slot].data);
+        buffers[slot].data = NULL;
+        buffers[slot].bytes = 0;
+    }
+}
+
 static int program_dims; /* for the summary hint's lesson pointer */
 
 int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block_rule own_rule,
@@ -248,6 +270,7 @@ void harness_same_twice(FILE *human, const float *first, const float *again, siz
 }
 
 int harness_finish(FILE *out, int failed, int configurations, const struct cli_options *opt) {
+    free_buffers();
     if (failed) hint_tally_print(out, program_dims);
     if (failed)
         fprintf(out, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",

@@ -3,6 +3,8 @@
  * kernel, how results are printed, and the final verdict.
  *
  *   host_malloc                  malloc that exits 2 with a message when the host is out of memory
+ *   harness_buffer               one of the per-configuration host arrays (reference, bounds,
+ *                                results), kept from one configuration to the next
  *   HARNESS_WARMUP_RUNS, HARNESS_MASK_SEED_OFFSET, HARNESS_MISMATCHES_LISTED
  *   struct variant_result        one kernel's outcome on one configuration
  *   harness_start                program name, command line with the chapter kernel's block rule
@@ -48,6 +50,12 @@ enum {
 #define HARNESS_MASK_SEED_OFFSET UINT64_C(0x6d61736b) /* "mask" */
 
 void *host_malloc(size_t bytes, const char *what);
+
+/* The host arrays every configuration needs, reused while they are large enough: a run over
+ * many masks then touches fresh memory once, not once per mask (a 2^26-value array is 64 Ki
+ * pages the kernel must fault in and clear each time). harness_finish frees them. */
+enum harness_buffer_slot { BUFFER_REFERENCE, BUFFER_MAGNITUDE, BUFFER_GOT, BUFFER_AGAIN, BUFFERS };
+float *harness_buffer(enum harness_buffer_slot slot, size_t bytes, const char *what);
 
 struct variant_result {
     int skipped; /* the kernel's block rule or its own refusal excludes this mask */

@@ -36,10 +36,14 @@ TIME_LIMIT_S=60       # a GPU test: several times what the slowest ordinary one 
 HEAVY_LIMIT_S=120     # the 2^26-value tests and chapter 06's sweep over every variant
 SANITIZER_LIMIT_S=240 # compute-sanitizer slows a program down 10-100 times
 threads=1 limit=$TIME_LIMIT_S
-# cost: a test's seconds as measured (make test on an H100, 2026-11-23), for the tests that take
-# several of CTest's slots. CTest starts the costliest first (until a run has left its own
-# measurements in build/Testing/Temporary/CTestCostData.txt), so no long test starts late and
-# holds up the end of the run: chapter 06's sweep once started at 54 s and ended the run at 91 s.
+# cost: CTest's COST for the tests that take several of its slots; CTest starts the highest first
+# (until a run has left its own measurements in build/Testing/Temporary/CTestCostData.txt) and
+# fills the slots left over with one-slot tests. Measured on an H100 (2026-11-23): with all of
+# them equal, chapter 06's sweep (about 35 s) started at 54 s and ended the run at 91 s; with the
+# longest first and nothing else, the multi-slot tests took all 16 slots for 36 s, the one-slot
+# tests then crowded the GPU together, and the run took 111 s. So: the three longest start at
+# once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests (50) follow as slots free up, and
+# one-slot tests keep running beside them all along.
 cost=
 
 # add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
@@ -75,7 +79,7 @@ usage_error() {
     add "$name" "cpu" "$expect" 2 "$pattern" -- "$@"
 }
 # heavy COST NAME LABELS COMMAND... : a GPU test whose CPU reference is large (2^26 values or
-# more), and its measured seconds.
+# more), and its cost (above).
 heavy() {
     threads=$HEAVY_THREADS limit=$HEAVY_LIMIT_S cost=$1
     shift
@@ -122,7 +126,7 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
 
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
 # It builds and runs `make check` with JOBS=2 inside: two of CTest's slots.
-threads=2 cost=10
+threads=2 cost=80
 add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
 threads=1 cost=
 
@@ -131,7 +135,7 @@ add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_sta
 # make progress from a half-done workbook: solved, failing with its hint, untouched, next. On a
 # GPU machine it builds the exercises and runs chapter 01's whole check with JOBS=4 inside (four
 # slots, and one of the longest tests).
-threads=$HEAVY_THREADS cost=45
+threads=$HEAVY_THREADS cost=90
 skippable progress_states "cpu" "$root/tests/progress_states.sh" "$root" "$b/tests/progress_states"
 threads=1 cost=
 
@@ -143,7 +147,7 @@ skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
 add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
 # takes four of CTest's slots.
-threads=$HEAVY_THREADS cost=45
+threads=$HEAVY_THREADS cost=90
 skippable grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
     "$root" "$b/tests/grade_submissions"
 threads=1 cost=
