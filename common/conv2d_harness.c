@@ -97,6 +97,23 @@ static struct device_image device_image_alloc(int width, int height, int planes,
     return d;
 }
 
+/* The image's input and output on the GPU, allocated and filled once for all its masks (as in
+ * conv1d_harness.c: fewer allocations, copies and frees, each of which waits its turn when test
+ * processes share the GPU). Pitched: rows padded to the driver's alignment, copied row by row. */
+struct image_on_gpu {
+    struct device_image in, out;
+};
+
+static struct image_on_gpu upload_image(const struct input_image *image) {
+    int width = image->img.width, height = image->img.height, planes = image->convolved;
+    struct image_on_gpu d = {device_image_alloc(width, height, planes, "input image"),
+                             device_image_alloc(width, height, planes, "output image")};
+    size_t row_bytes = (size_t)width * sizeof(float);
+    CUDA_CHECK(cudaMemcpy2D(d.in.data, d.in.pitch, image->img.data, row_bytes, row_bytes,
+                            (size_t)height * planes, cudaMemcpyHostToDevice));
+    return d;
+}
+
 static float *device_plane(const struct device_image *d, int plane) {
     return (float *)((char *)d->data + (size_t)plane * d->height * d->pitch);
 }
@@ -306,8 +323,9 @@ static void print_bench_rows(FILE *out, const struct conv2d_variant *variants, i
 static int run_configuration(const struct cli_spec *spec, const struct cli_options *opt,
                              const struct device_info *device,
                              const struct conv2d_variant *variants, int variant_count,
-                             const struct input_image *in, const struct mask *mask,
-                             const struct conv2d_observer *observer, FILE *human) {
+                             const struct input_image *in, const struct image_on_gpu *on_gpu,
+                             const struct mask *mask, const struct conv2d_observer *observer,
+                             FILE *human) {
     int width = in->img.width, height = in->img.height, planes = in->convolved;
     size_t plane = (size_t)width * height, bytes = plane * planes * sizeof(float);
     float *ref = harness_buffer(BUFFER_REFERENCE, bytes, "reference");
@@ -318,14 +336,13 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         cpu_correlate_2d(in->img.data + p * plane, width, height, mask->weights, mask->width,
                          mask->height, ref + p * plane, magnitude + p * plane, 1);
 
-    /* Pitched device images: rows padded to the driver's alignment, copied row by row. */
     char error_map[512];
     snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", wb_program_name(), width,
              height, mask->width, mask->height);
     struct run_2d run = {
         .variants = variants,
-        .in = device_image_alloc(width, height, planes, "input image"),
-        .out = device_image_alloc(width, height, planes, "output image"),
+        .in = on_gpu->in,
+        .out = on_gpu->out,
         .planes = planes,
         .block = opt->block,
         .mask = mask,
@@ -341,9 +358,6 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         .human = human,
     };
     size_t row_bytes = (size_t)width * sizeof(float);
-    CUDA_CHECK(cudaMemcpy2D(run.in.data, run.in.pitch, in->img.data, row_bytes, row_bytes,
-                            (size_t)height * planes, cudaMemcpyHostToDevice));
-
     if (opt->mode != CLI_MODE_BENCH)
         fprintf(human,
                 "image %dx%d, %d plane%s (pitch %zu bytes for rows of %zu), mask %s, "
@@ -380,8 +394,6 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     if (observer && observer->results)
         observer->results(observer->context, width, height, mask, variants, variant_count, results,
                           c.copy_gbps);
-    CUDA_CHECK(cudaFree(run.in.data));
-    CUDA_CHECK(cudaFree(run.out.data));
     free(results);
     return failures;
 }
@@ -424,13 +436,16 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
                          0.0f, 1.0f);
             image.convolved = 1;
         }
+        struct image_on_gpu on_gpu = upload_image(&image);
         for (int m = 0; m < mask_count; ++m, ++configurations) {
             const struct conv2d_variant *list = variants;
             int count = variant_count;
             if (chooses) count = observer->kernels_for(observer->context, &masks[m], &list);
-            failed += run_configuration(spec, opt, &device, list, count, &image, &masks[m],
-                                        observer, human) > 0;
+            failed += run_configuration(spec, opt, &device, list, count, &image, &on_gpu,
+                                        &masks[m], observer, human) > 0;
         }
+        CUDA_CHECK(cudaFree(on_gpu.in.data));
+        CUDA_CHECK(cudaFree(on_gpu.out.data));
         if (!opt->input) image_free(&image.img);
     }
     for (int m = 0; m < mask_count; ++m)
