@@ -1,6 +1,7 @@
 /* conv1d_register.h: beyond the book, a register-tiled 1D kernel (the technique of chapter 06
- * applied to 1D), measured beside chapters 01-04 to show where the copy bound lies. Not an
- * exercise: it lives with the driver, in chapters/04_cached_tiling/conv1d_register.cu. */
+ * applied to 1D), measured beside chapters 01-04 to show where the copy bound lies. Chapter 04's
+ * second exercise: conv1d_register.cu in exercises/04_cached_tiling/ (yours, with TODO blocks)
+ * and solutions/04_cached_tiling/ (the reference). */
 #ifndef CONV1D_REGISTER_H
 #define CONV1D_REGISTER_H
 

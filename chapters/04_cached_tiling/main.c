@@ -8,9 +8,11 @@
  *   yours    build/ch04_cached_tiling_exercise --check             (or: make check CH=04)
  *
  * --block is any size from 1 to 1024: with no halo to load, the tile has no lower limit.
- * "beyond: regs" is not a chapter kernel but a register-tiled one (conv1d_register.cu, chapter
- * 06's technique in 1D, fixed block of 128 threads): it shows how close to the copy bound a 1D
- * convolution can get, against which the four chapter kernels are measured.
+ * "beyond: regs" is the register-tiled kernel of the chapter's second exercise
+ * (conv1d_register.cu, chapter 06's technique in 1D, fixed block of 128 threads): it shows how
+ * close to the copy bound a 1D convolution can get, against which the four book kernels are
+ * measured. Both it and "ch04 cached" are this chapter's own kernels: `make check CH=04` checks
+ * both.
  */
 #include "conv1d_basic.h"
 #include "conv1d_cached.h"

@@ -1,4 +1,10 @@
-/* conv1d_register.cu: beyond the book, a register-tiled 1D convolution.
+/* conv1d_register.cu: chapter 04's second exercise, a register-tiled 1D convolution: the step
+ * from chapter 05's tiles to chapter 06's registers, in 1D.
+ *
+ * This file exists twice with the same name: exercises/04_cached_tiling/ holds it with TODO
+ * blocks for you, solutions/04_cached_tiling/ the reference; outside the TODO blocks they are
+ * identical (a test checks that). Check yours with `make check CH=04` (the program's kernel
+ * "beyond: regs"); the lesson's "Exercise 2" says what to do.
  *
  * Chapters 01-04 spend several instructions per tap (a load, a bounds test, an indexed constant
  * load, the multiply-add), so they are limited by instruction issue long before DRAM. This
@@ -12,7 +18,8 @@
  * Shared-memory layout: s[u] holds in[tile_start - HALO_PAD + u], where HALO_PAD is the left
  * halo rounded up to a multiple of 4, so every thread's first output sits 16-byte aligned.
  *
- *   conv1d_register_kernel<W>   load tile, barrier, registers, K outputs per thread
+ *   conv1d_register_kernel<W>   load tile (given), registers (TODO 1), K sums (TODO 2), store
+ *                               (TODO 3)
  *   conv1d_register_launch      picks the instantiation for the run-time mask width
  */
 #include <utility>
@@ -73,6 +80,7 @@ __global__ void __launch_bounds__(B)
             reinterpret_cast<float4 *>(s_tile)[threadIdx.x + r * B] = staged[r];
     __syncthreads();
 
+    // ---- TODO 1 begin: copy this thread's window from shared memory into registers
     // Shared -> registers: this thread's window, starting at its first output's aligned slot.
     float x[T::window];
     const float4 *s_vec = reinterpret_cast<const float4 *>(s_tile + threadIdx.x * K);
@@ -84,7 +92,9 @@ __global__ void __launch_bounds__(B)
         x[4 * q + 2] = v.z;
         x[4 * q + 3] = v.w;
     }
+    // ---- TODO 1 end
 
+    // ---- TODO 2 begin: the K outputs, each a sum over the W taps, from registers only
     float acc[K];
 #pragma unroll
     for (int o = 0; o < K; ++o) {
@@ -93,7 +103,9 @@ __global__ void __launch_bounds__(B)
         for (int j = 0; j < W; ++j)
             acc[o] += c_mask[j] * x[T::lead + o + j];
     }
+    // ---- TODO 2 end
 
+    // ---- TODO 3 begin: store the K outputs (16-byte stores where all K lie inside the signal)
     const long first = tile_start + (long)threadIdx.x * K;
     if (first + K <= n) {
 #pragma unroll
@@ -105,6 +117,7 @@ __global__ void __launch_bounds__(B)
         for (int o = 0; o < K; ++o)
             if (first + o < n) out[first + o] = acc[o];
     }
+    // ---- TODO 3 end
 }
 
 typedef void (*kernel_fn)(const float *, float *, int);
