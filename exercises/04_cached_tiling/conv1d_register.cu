@@ -15,8 +15,8 @@
  *     so one input fetched from shared memory feeds up to W multiply-adds;
  *   - the block's tile (B*K outputs plus halo) moves global -> shared with 16-byte loads, and
  *     shared -> registers with 16-byte loads; outputs leave as 16-byte stores.
- * Shared-memory layout: s[u] holds in[tile_start - HALO_PAD + u], where HALO_PAD is the left
- * halo rounded up to a multiple of 4, so every thread's first output sits 16-byte aligned.
+ * Shared-memory layout: s_tile[u] holds in[tile_start - T::halo_pad + u], where T::halo_pad is
+ * the left halo rounded up to a multiple of 4, so every thread's window starts 16-byte aligned.
  *
  *   conv1d_register_kernel<W>   load tile (given), registers (TODO 1), K sums (TODO 2), store
  *                               (TODO 3)
@@ -81,12 +81,11 @@ __global__ void __launch_bounds__(B)
     __syncthreads();
 
     // ---- TODO 1 begin: copy this thread's window from shared memory into registers
-    // The tile is in s_tile (staged above, after the barrier). Your window is the T::window cells
-    // that start at s_tile + threadIdx.x * K: the window of your first output starts T::lead
-    // cells in, and your last output's window ends W - 1 cells after it starts. Declare
-    // `float x[T::window];` and
-    // fill it. The start is 16-byte aligned and T::window is a multiple of 4, so you can read
-    // it as T::window / 4 float4s (one instruction per four floats; plain float reads work too).
+    // The tile is in s_tile (staged above, after the barrier). Your window is x[u] =
+    // s_tile[threadIdx.x * K + u] for u < T::window; its start is 16-byte aligned. Output o of
+    // this thread uses x[T::lead + o] .. x[T::lead + o + W - 1]; the cells after
+    // x[T::lead + K + W - 2] are padding. Declare `float x[T::window];` and fill it as
+    // T::window / 4 float4s (one instruction per four floats; plain float reads work too).
     // Every loop bound here is a compile-time constant: write `#pragma unroll` above the loop so
     // that x[] stays in registers (an array indexed by a run-time value goes to local memory).
     // ---- TODO 1 end
@@ -102,9 +101,9 @@ __global__ void __launch_bounds__(B)
     // ---- TODO 3 begin: store the K outputs (16-byte stores where all K lie inside the signal)
     // This thread's first output is first = tile_start + threadIdx.x * K (use long: the product
     // can pass 2^31 on large signals). When first + K <= n, write the K sums as K / 4 float4
-    // stores at out + first (16-byte aligned, like the window); otherwise write only the outputs
-    // with first + o < n, one float at a time. Threads whose outputs all lie past the end write
-    // nothing.
+    // stores at out + first (16-byte aligned: first is a multiple of K, which is a multiple of
+    // 4, and out comes from cudaMalloc); otherwise write only the outputs with first + o < n,
+    // one float at a time. Threads whose outputs all lie past the end write nothing.
     // ---- TODO 3 end
 }
 

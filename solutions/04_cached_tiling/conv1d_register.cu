@@ -15,8 +15,8 @@
  *     so one input fetched from shared memory feeds up to W multiply-adds;
  *   - the block's tile (B*K outputs plus halo) moves global -> shared with 16-byte loads, and
  *     shared -> registers with 16-byte loads; outputs leave as 16-byte stores.
- * Shared-memory layout: s[u] holds in[tile_start - HALO_PAD + u], where HALO_PAD is the left
- * halo rounded up to a multiple of 4, so every thread's first output sits 16-byte aligned.
+ * Shared-memory layout: s_tile[u] holds in[tile_start - T::halo_pad + u], where T::halo_pad is
+ * the left halo rounded up to a multiple of 4, so every thread's window starts 16-byte aligned.
  *
  *   conv1d_register_kernel<W>   load tile (given), registers (TODO 1), K sums (TODO 2), store
  *                               (TODO 3)
