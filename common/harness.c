@@ -174,9 +174,10 @@ static const char *skip_reason(const struct configuration *c, const struct kerne
     return rules->refuses ? rules->refuses(c->mask_w, c->mask_h) : NULL;
 }
 
-/* The chapter's own kernel (variant 0, the one a student writes): its label, and in how many
- * configurations it ran. A run where it took none of them checked nothing of it (a kernel built
- * for one mask size, say), and harness_finish says so: the grader does not count that test. */
+/* The chapter's own kernel (variant 0, the one a student writes; not a comparison kernel, as
+ * the tuner's first candidate is): its label, and in how many configurations it ran. A run where
+ * it took none of them checked nothing of it (a kernel built for one mask size, say), and
+ * harness_finish says so: the grader does not count that test. */
 static const char *first_kernel_label;
 static int first_kernel_runs;
 
@@ -187,7 +188,8 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         struct kernel_rules rules = c->rules(c->context, v);
         struct variant_result *r = &results[v];
         memset(r, 0, sizeof *r);
-        if (v == 0) first_kernel_label = rules.label;
+        int chapter_kernel = v == 0 && !rules.comparison;
+        if (chapter_kernel) first_kernel_label = rules.label;
         if (rules.absent || (rules.comparison && opt->own_kernels)) {
             r->skipped = 1;
             continue;
@@ -199,7 +201,7 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
             fprintf(c->human, "  %-22s skipped: %s\n", rules.label, reason);
             continue;
         }
-        if (v == 0) ++first_kernel_runs;
+        if (chapter_kernel) ++first_kernel_runs;
         c->select(c->context, v);
         *r = c->check(c->context);
         hint_tally(r->hint, c->mask_w, c->mask_h, !r->passed, c->bytes_moved);
@@ -275,12 +277,14 @@ int harness_finish(FILE *out, int failed, int configurations, const struct cli_o
     if (failed)
         fprintf(out, "%s: FAIL (%d of %d configurations failed; rerun one with --seed %llu)\n",
                 wb_program_name(), failed, configurations, (unsigned long long)opt->seed);
-    else if (first_kernel_runs == 0)
+    else if (first_kernel_label && first_kernel_runs == 0)
         fprintf(out, "%s: PASS (%d configuration%s; %s ran in none of them: not checked)\n",
                 wb_program_name(), configurations, configurations == 1 ? "" : "s",
-                first_kernel_label ? first_kernel_label : "the chapter's kernel");
+                first_kernel_label);
     else
         fprintf(out, "%s: PASS (%d configuration%s)\n", wb_program_name(), configurations,
                 configurations == 1 ? "" : "s");
+    first_kernel_label = NULL; /* the run is over: a next one (a test) starts afresh */
+    first_kernel_runs = 0;
     return failed ? WB_EXIT_FAIL : WB_EXIT_PASS;
 }

@@ -106,7 +106,7 @@ sanitized() {
 
 # ---- common modules (CPU) --------------------------------------------------------------------
 add unit_image_io "cpu" "$b/tests/unit_image_io" "$b/tests/tmp_image_io"
-for section in rng masks mask_files reference verify cli safe_output lowrank; do
+for section in rng masks mask_files reference verify cli safe_output lowrank harness; do
     add "unit_common_$section" "cpu" "$b/tests/unit_common" "$section" "$b/tests/tmp_common"
 done
 # Hints: each simulated bug is named for what it is (fresh random data; the seed is printed).
