@@ -97,6 +97,27 @@ static const char *option_value(int argc, char **argv, int *i, const char *inlin
     return argv[++*i];
 }
 
+/* The chapter's path names, comma-separated, into buffer (empty for a chapter without). */
+static const char *path_list(const struct cli_spec *spec, char *buffer, size_t size) {
+    buffer[0] = '\0';
+    for (int k = 0; spec->paths && spec->paths[k]; ++k)
+        snprintf(buffer + strlen(buffer), size - strlen(buffer), "%s%s", k ? ", " : "",
+                 spec->paths[k]);
+    return buffer;
+}
+
+static int parse_path(const struct cli_spec *spec, const char *value, int *path, char *err) {
+    if (!spec->paths) return wb_error(err, "--path: this chapter has one path, nothing to choose");
+    for (int k = 0; spec->paths[k]; ++k)
+        if (!strcmp(value, spec->paths[k])) {
+            *path = k;
+            return 0;
+        }
+    char names[256];
+    return wb_error(err, "--path: '%s' is not one of %s", value,
+                    path_list(spec, names, sizeof names));
+}
+
 static void set_defaults(const struct cli_spec *spec, struct cli_options *opt) {
     memset(opt, 0, sizeof *opt);
     opt->mask_kind = MASK_RANDOM;
@@ -122,7 +143,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                                             "--spec",  "--help",  "--own-kernels", "-h"};
         static const char *const valued[] = {"--size",      "--mask-width", "--mask",
                                              "--mask-file", "--input",      "--output",
-                                             "--block",     "--reps",       "--seed"};
+                                             "--block",     "--reps",       "--seed",
+                                             "--path"};
         int takes_value = -1;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k)
             if (!strcmp(name, flags[k])) takes_value = 0;
@@ -152,6 +174,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         } else if (!strcmp(name, "--tune")) {
             if (!spec->allows_tune) return wb_error(err, "--tune: this chapter has no autotuner");
             opt->tune = 1;
+        } else if (!strcmp(name, "--path")) {
+            if (parse_path(spec, value, &opt->path, err)) return -1;
         } else if (!strcmp(name, "--size")) {
             if (parse_size_list(name, value, spec->dims, max_length, IMAGE_MAX_DIM, 0, opt->sizes,
                                 &opt->size_count, err))
@@ -237,7 +261,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "  --input PATH       read %s instead of generating data\n", spec->input_formats);
     fprintf(out, "  --output PATH      write the GPU result (%s)\n",
             spec->dims == 1 ? ".npy" : ".png or .npy");
-    fprintf(out, "  --mask NAME        box, gaussian, sharpen, laplacian, sobel, emboss, random "
+    fprintf(out, "  --mask NAME        box, gaussian, sharpen, laplacian, sobel, emboss, random, "
+                 "rank1, rank2, rank3 "
                  "(default random)\n");
     fprintf(out, "  --mask-file PATH   read the mask from a text file, one row per line\n");
     if (spec->dims == 1)
@@ -268,6 +293,10 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out,
             "  --own-kernels      run this chapter's kernels only, not those shown beside them "
             "for comparison\n");
+    char names[256];
+    if (spec->paths)
+        fprintf(out, "  --path NAME        force a path: %s (default %s)\n",
+                path_list(spec, names, sizeof names), spec->paths[0]);
     if (spec->allows_tune)
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "
@@ -303,6 +332,10 @@ void cli_print_spec(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "block_min_at_mask_max=%d\n", needed > spec->min_block ? needed : spec->min_block);
     fprintf(out, "tune=%d\ntune_masks=%s\n", spec->allows_tune,
             spec->allows_tune && spec->tune_masks ? spec->tune_masks : "");
+    fputs("paths=", out);
+    for (int k = 0; spec->paths && spec->paths[k]; ++k)
+        fprintf(out, "%s%s", k ? "," : "", spec->paths[k]);
+    fputc('\n', out);
 }
 
 int cli_has_extension(const char *path, const char *ext) {

@@ -9,11 +9,12 @@
  *
  * Options (a value may follow as the next argument or after '='):
  *   --size LIST          1D: lengths (4097); 2D: WxH (1000x777); a comma list runs each
- *   --mask NAME          box gaussian sharpen laplacian sobel emboss random
+ *   --mask NAME          box gaussian sharpen laplacian sobel emboss random rank1 rank2 rank3
  *   --mask-file PATH     a mask from a text file (see masks.h)
  *   --mask-width LIST    1D: widths; 2D: W or WxH; lists (3,5,7) and ranges (1:63) allowed
  *   --input PATH  --output PATH  --block N  --reps N  --seed N  --check  --bench  --json  --help
  *   --own-kernels
+ *   --path NAME          chapters with several paths (07): force one, "auto" by default
  *   --spec               print what the program accepts (limits, defaults) and exit 0
  * Nothing here touches the GPU: errors come out the same on machines with and without one.
  */
@@ -64,6 +65,8 @@ struct cli_spec {
     int allows_tune;            /* the chapter has an autotuner: accept --tune */
     const char *tune_masks;     /* with allows_tune: the mask sizes it can tune, "2:7,9" */
     const char *input_formats;  /* "a 1-D float32 .npy" for --help and errors */
+    const char *const *paths;   /* names --path takes, NULL-terminated, the first the default;
+                                   NULL: the chapter has one path and refuses --path */
 };
 
 enum cli_mode { CLI_MODE_RUN, CLI_MODE_CHECK, CLI_MODE_BENCH };
@@ -84,6 +87,7 @@ struct cli_options {
     enum cli_mode mode;
     int json;
     int tune; /* --tune: sweep the compiled variants, verify and time each, save the winners */
+    int path;        /* --path: an index into spec->paths (0, the default, without it) */
     int own_kernels; /* --own-kernels: leave out the kernels shown for comparison (earlier
                         chapters', libraries', baselines): the tests' batteries check each
                         kernel in its own chapter, not again in every later one */
@@ -99,7 +103,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec);
 /* One key=value line per fact: program, dims, mask_max, mask_default (WxH), block_min,
  * block_max, block_default, block_rule (any, covers_halo, covers_mask), block_min_at_mask_max
  * (the smallest --block the chapter's kernel takes with the largest mask), tune (0 or 1),
- * tune_masks (empty without an autotuner). Tests read limits from here instead of typing them
+ * tune_masks (empty without an autotuner), paths (the names --path takes, comma-separated, empty
+ * without). Tests read limits from here instead of typing them
  * again. */
 void cli_print_spec(FILE *out, const struct cli_spec *spec);
 

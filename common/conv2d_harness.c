@@ -221,7 +221,16 @@ static struct variant_result check_2d(void *context) {
     int terms = mask->width * mask->height;
     const float *magnitude = run->magnitude;
     float *uniform = NULL; /* FFT rule: the largest magnitude everywhere */
-    if (run->variant->fft_points) {
+    if (run->variant->error_bound) {
+        size_t plane = shape.width * shape.height;
+        float *bound = harness_buffer(BUFFER_BOUND, plane * shape.channels * sizeof(float),
+                                      "error bounds");
+        for (int p = 0; p < run->planes; ++p)
+            terms = run->variant->error_bound(run->image->img.data + p * plane, run->in.width,
+                                              run->in.height, mask->weights, mask->width,
+                                              mask->height, bound + p * plane);
+        magnitude = bound;
+    } else if (run->variant->fft_points) {
         size_t count = shape.width * shape.height * (size_t)shape.channels;
         uniform = host_malloc(count * sizeof(float), "FFT error bounds");
         terms = verify_fft_rule(

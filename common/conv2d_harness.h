@@ -1,4 +1,4 @@
-/* conv2d_harness.h: the host program shared by the 2D chapters (05-06).
+/* conv2d_harness.h: the host program shared by the 2D chapters (05-07).
  *
  * Like conv1d_harness.h, for images: a chapter's driver describes its kernel(s) as
  * conv2d_variant entries and hands them, with its cli_spec, to conv2d_chapter_main():
@@ -16,7 +16,8 @@
  * Alpha is never convolved: it is copied from the input. The first variant is the chapter's
  * own kernel; the last is the baseline that the "vs naive" column divides by. A variant whose
  * block rule the run breaks, or that refuses a mask, is skipped for it with the reason;
- * FFT-based variants are held to verify_fft_rule instead of the per-output tolerance.
+ * FFT-based variants are held to verify_fft_rule instead of the per-output tolerance, and a
+ * variant that sums other products (separable passes) to the bounds it computes itself.
  *
  * A program with a sweep of its own (chapter 06's tuner) calls harness_start itself, then
  * conv2d_run with an observer that picks the kernels for each mask and receives the results.
@@ -43,6 +44,13 @@ typedef void (*conv2d_set_mask_fn)(const float *h_mask, int mask_w, int mask_h);
 /* NULL when the kernel handles a mask_w x mask_h mask; else why not ("built for 3x3 only"). */
 typedef const char *(*conv2d_refuses_fn)(int mask_w, int mask_h);
 
+/* For a kernel that sums other products than the mask's width x height ones (chapter 07's
+ * separable and low-rank paths): fills magnitude (width x height, one plane) so that
+ * terms * FLT_EPSILON * magnitude bounds the kernel's error against the reference at each output,
+ * and returns terms. Verification and the error map then use these instead of the mask's. */
+typedef int (*conv2d_error_bound_fn)(const float *in, int width, int height, const float *mask,
+                                     int mask_w, int mask_h, float *magnitude);
+
 /* FFT-based results: the number of points the transform of a width x height image uses. */
 typedef size_t (*conv2d_fft_points_fn)(int width, int height, int mask_w, int mask_h);
 
@@ -53,6 +61,7 @@ struct conv2d_variant {
     enum block_rule block_rule;      /* BLOCK_COVERS_MASK: launch refuses block < a mask side */
     conv2d_refuses_fn refuses;       /* optional: masks it cannot run (skipped, with the reason) */
     conv2d_fft_points_fn fft_points; /* optional: verify with verify_fft_rule, not per output */
+    conv2d_error_bound_fn error_bound; /* optional: its own rounding bounds (above) */
     int solution; /* the chapter's reference, linked only when grading: never the baseline */
     int comparison; /* an earlier chapter's, a library's or a baseline kernel (--own-kernels) */
 };

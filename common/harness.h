@@ -54,7 +54,14 @@ void *host_malloc(size_t bytes, const char *what);
 /* The host arrays every configuration needs, reused while they are large enough: a run over
  * many masks then touches fresh memory once, not once per mask (a 2^26-value array is 64 Ki
  * pages the kernel must fault in and clear each time). harness_finish frees them. */
-enum harness_buffer_slot { BUFFER_REFERENCE, BUFFER_MAGNITUDE, BUFFER_GOT, BUFFER_AGAIN, BUFFERS };
+enum harness_buffer_slot {
+    BUFFER_REFERENCE,
+    BUFFER_MAGNITUDE,
+    BUFFER_BOUND, /* a kernel's own error bounds (conv2d_variant.error_bound) */
+    BUFFER_GOT,
+    BUFFER_AGAIN,
+    BUFFERS
+};
 float *harness_buffer(enum harness_buffer_slot slot, size_t bytes, const char *what);
 
 struct variant_result {

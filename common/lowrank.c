@@ -124,3 +124,27 @@ int mask_factor(const float *mask, int mask_w, int mask_h, struct mask_factors *
 int lowrank_pays(const struct mask_factors *f) {
     return f->rank > 0 && f->rank * (f->mask_w + f->mask_h) < f->mask_w * f->mask_h;
 }
+
+int lowrank_bound_mask(const float *mask, const struct mask_factors *f, float *bound) {
+    int w = f->mask_w, h = f->mask_h, terms = w + h + f->rank;
+    /* What the float factors leave out of the float mask, at its worst weight. */
+    double left_out = 0.0;
+    for (int i = 0; i < h; ++i)
+        for (int j = 0; j < w; ++j) {
+            double sum = 0.0;
+            for (int k = 0; k < f->rank; ++k)
+                sum += (double)f->col[k][i] * f->row[k][j];
+            left_out = fmax(left_out, fabs(mask[i * w + j] - sum));
+        }
+    /* Twice it, as a share of the rule's terms * FLT_EPSILON, on every weight of the window. */
+    double floor = 2.0 * left_out / (terms * (double)FLT_EPSILON);
+    for (int i = 0; i < h; ++i)
+        for (int j = 0; j < w; ++j) {
+            double sum = 0.0;
+            for (int k = 0; k < f->rank; ++k)
+                sum += fabs((double)f->col[k][i]) * fabs((double)f->row[k][j]);
+            /* rounded up so that the float bound is never below the double one */
+            bound[i * w + j] = nextafterf((float)(sum + floor), INFINITY);
+        }
+    return terms;
+}

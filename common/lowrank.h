@@ -1,10 +1,11 @@
 /* lowrank.h: a 2D mask as a sum of separable (outer-product) masks, for the separable and
- * low-rank paths of the large-mask chapter (issue 14; its kernels are not written yet).
+ * low-rank paths of the large-mask chapter (chapter 07).
  *
  *   mask_factor        the mask's singular value decomposition (one-sided Jacobi, in double),
  *                      its numerical rank r, and r pairs of float factors col_k, row_k with
  *                      mask[i][j] ~ sum_k col_k[i] * row_k[j]
  *   lowrank_pays       whether r separable passes cost fewer multiply-adds than the direct sum
+ *   lowrank_bound_mask the rounding bound of r separable passes, as a mask for the tolerance rule
  *
  * The rank rule: r is the fewest terms whose remainder, sqrt(sum of the squared singular values
  * left out), is at most LOWRANK_TOLERANCE times the mask's Frobenius norm. Storing a mask in
@@ -43,6 +44,17 @@ int mask_factor(const float *mask, int mask_w, int mask_h, struct mask_factors *
 /* 1 when rank x (mask_w + mask_h) multiply-adds per output (a row pass and a column pass per
  * term) are fewer than the direct mask_w x mask_h; 0 otherwise (and for rank 0). */
 int lowrank_pays(const struct mask_factors *f);
+
+/* The tolerance rule (verify.h) for r separable passes, a row pass of w products and a column
+ * pass of h per term, the r terms added: their rounding error at an output is at most
+ * (w + h + r) * FLT_EPSILON / 2 times sum_k sum |col_k[i]| |row_k[j]| |x|, where the mask's own
+ * rule has |mask[i][j]| (two terms of opposite sign may cancel in the mask but not in the error).
+ * And the float factors rebuild the mask only up to `left_out`, the largest |mask - sum_k
+ * col_k row_k|, which errs by at most left_out * sum |x| over the window. So: fills bound
+ * (mask_h x mask_w) with sum_k |col_k[i]| |row_k[j]| plus twice that left_out spread as a share
+ * of the rule, and returns terms = w + h + r; then terms * FLT_EPSILON * sum bound |x| bounds the
+ * passes' error with a factor of two to spare, as the rule does for a direct kernel. */
+int lowrank_bound_mask(const float *mask, const struct mask_factors *f, float *bound);
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,8 @@
 
 #include "data_gen.h"
 
-static const char *const kind_names[MASK_KIND_COUNT] = {"box",   "gaussian", "sharpen", "laplacian",
-                                                        "sobel", "emboss",   "random"};
+static const char *const kind_names[MASK_KIND_COUNT] = {
+    "box", "gaussian", "sharpen", "laplacian", "sobel", "emboss", "random", "rank1", "rank2", "rank3"};
 
 /* Masks larger than this are refused by the loaders here; chapters set tighter limits. */
 enum { MASK_MAX_SIDE = 1024 };
@@ -29,7 +29,7 @@ int mask_kind_parse(const char *name, enum mask_kind *kind, char *err) {
     }
     return wb_error(err,
                     "unknown mask '%s' (choose box, gaussian, sharpen, laplacian, sobel, emboss, "
-                    "random, or give --mask-file)",
+                    "random, rank1, rank2, rank3, or give --mask-file)",
                     name);
 }
 
@@ -60,10 +60,40 @@ static double binomial(int n, int k) {
     return c;
 }
 
+/* "gaussian 5x5", or "gaussian 5" for a 1D mask. */
+static void name_mask(struct mask *m, enum mask_kind kind) {
+    if (m->height == 1)
+        snprintf(m->name, sizeof m->name, "%s %d", kind_names[kind], m->width);
+    else
+        snprintf(m->name, sizeof m->name, "%s %dx%d", kind_names[kind], m->width, m->height);
+}
+
+/* A sum of `terms` outer products of uniform [-1, 1) vectors: rank min(terms, width, height)
+ * (with probability 1), the low-rank masks chapter 07 detects. */
+static void outer_products(struct mask *m, int terms, uint64_t seed) {
+    struct rng r;
+    rng_init(&r, seed);
+    for (int k = 0; k < terms; ++k) {
+        float col[MASK_MAX_SIDE], row[MASK_MAX_SIDE];
+        for (int i = 0; i < m->height; ++i)
+            col[i] = rng_uniform(&r, -1.0f, 1.0f);
+        for (int j = 0; j < m->width; ++j)
+            row[j] = rng_uniform(&r, -1.0f, 1.0f);
+        for (int i = 0; i < m->height; ++i)
+            for (int j = 0; j < m->width; ++j)
+                m->weights[i * m->width + j] += col[i] * row[j];
+    }
+}
+
 int mask_make(enum mask_kind kind, int width, int height, uint64_t seed, struct mask *out,
               char *err) {
     if (kind < 0 || kind >= MASK_KIND_COUNT) return wb_error(err, "unknown mask kind %d", kind);
     if (mask_alloc(out, width, height, err)) return -1;
+    if (kind >= MASK_RANK1 && kind <= MASK_RANK3) {
+        outer_products(out, 1 + (kind - MASK_RANK1), seed);
+        name_mask(out, kind);
+        return 0;
+    }
     int cx = width / 2, cy = height / 2, count = width * height;
     double sum = 0.0;
     struct rng r;
@@ -104,10 +134,7 @@ int mask_make(enum mask_kind kind, int width, int height, uint64_t seed, struct 
     if (kind == MASK_GAUSSIAN)
         for (int k = 0; k < count; ++k)
             out->weights[k] = (float)(out->weights[k] / sum);
-    if (height == 1)
-        snprintf(out->name, sizeof out->name, "%s %d", kind_names[kind], width);
-    else
-        snprintf(out->name, sizeof out->name, "%s %dx%d", kind_names[kind], width, height);
+    name_mask(out, kind);
     return 0;
 }
 

@@ -28,6 +28,9 @@ enum mask_kind {
     MASK_SOBEL,     /* (x - cx) times binomial smoothing along y: horizontal gradient */
     MASK_EMBOSS,    /* (x - cx) + (y - cy), plus 1 at the anchor: the classic 3x3 emboss */
     MASK_RANDOM,    /* uniform in [-1, 1) from the seed: non-separable, no symmetry */
+    MASK_RANK1,     /* one outer product col x row of uniform [-1, 1) vectors: separable */
+    MASK_RANK2,     /* the sum of two such products: rank 2 (1 for a 1-wide or 1-tall mask) */
+    MASK_RANK3,     /* the sum of three: rank min(3, width, height) */
     MASK_KIND_COUNT
 };
 
