@@ -1,0 +1,79 @@
+/* separable.h: chapter 07's own kernels and paths, beside the exercise's row pass.
+ *
+ *   separable_plan            the mask's factors (common/lowrank.h), cached per mask
+ *   separable_path_*          the paths --path forces, and the one auto picks for a mask
+ *   column_pass_launch        out (+)= the column pass of one term over a row-passed image
+ *   two_pass_*                r terms, each a row pass (yours or ours) then a column pass,
+ *                             through a temporary image in global memory
+ *   fused_*                   the same sums in one kernel: each block row-passes its tile into
+ *                             shared memory and column-passes from there (no temporary image)
+ *   chosen_*                  the path picked for the mask (or forced): fused, or the direct
+ *                             kernel for masks whose rank makes separable passes cost more
+ *   separable_error_bound     the tolerance of the separable paths (lowrank_bound_mask)
+ */
+#ifndef SEPARABLE_H
+#define SEPARABLE_H
+
+#include <stddef.h>
+
+#include "conv2d_harness.h"
+#include "lowrank.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum separable_path { SEPARABLE_AUTO, SEPARABLE_DIRECT, SEPARABLE_RANK1, SEPARABLE_LOWRANK };
+/* The names --path takes, in enum order, NULL-terminated. */
+extern const char *const separable_path_names[];
+
+/* The factors of a mask_w x mask_h mask (each side 1..31), computed once per mask. */
+const struct mask_factors *separable_plan(const float *mask, int mask_w, int mask_h);
+
+/* NULL when `path` can run the mask, else why not (for exit 2 before the GPU is touched). */
+const char *separable_path_refuses(enum separable_path path, const float *mask, int mask_w,
+                                   int mask_h);
+/* The path a run takes: `forced` unless it is SEPARABLE_AUTO, else separable passes (rank 1,
+ * or low rank) when they cost fewer multiply-adds than the direct sum, else direct. */
+enum separable_path separable_path_for(enum separable_path forced, const float *mask, int mask_w,
+                                       int mask_h);
+/* One line for the report: "rank 1, path separable: 2 x 9 multiply-adds per output, not 81". */
+void separable_describe(enum separable_path forced, const float *mask, int mask_w, int mask_h,
+                        char *line, size_t size);
+
+/* out (+)= sum_i col_term[i] * tmp[y + i - mask_h / 2][x], zero outside; adds to out when
+ * accumulate is set, else overwrites it. */
+void column_pass_launch(const float *d_tmp, float *d_out, size_t pitch, int width, int height,
+                        int mask_h, int term, int accumulate);
+
+/* The row pass the two-pass path uses: the student's (exercise) or the reference. */
+struct row_pass_impl {
+    void (*set_weights)(const float *h_rows, int mask_w, int terms);
+    void (*launch)(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                   int mask_w, int term);
+};
+void two_pass_set_mask(const struct row_pass_impl *row, const float *h_mask, int mask_w,
+                       int mask_h);
+void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *d_out,
+                     size_t pitch, int width, int height, int mask_w, int mask_h);
+
+void fused_set_mask(const float *h_mask, int mask_w, int mask_h);
+void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                  int mask_w, int mask_h, int block);
+
+/* The chosen path: `direct` is the kernel it runs when separable passes do not pay. */
+void chosen_configure(enum separable_path forced, const struct conv2d_variant *direct);
+void chosen_set_mask(const float *h_mask, int mask_w, int mask_h);
+void chosen_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                   int mask_w, int mask_h, int block);
+int chosen_error_bound(const float *in, int width, int height, const float *mask, int mask_w,
+                       int mask_h, float *magnitude);
+
+/* conv2d_error_bound_fn for the separable paths (two-pass, fused). */
+int separable_error_bound(const float *in, int width, int height, const float *mask, int mask_w,
+                          int mask_h, float *magnitude);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
