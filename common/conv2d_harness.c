@@ -129,6 +129,8 @@ struct run_2d {
     const float *ref, *magnitude;
     float *got, *again; /* the result of the first launch, of the second */
     float fft_floor;    /* sum |mask| * max |input|: the FFT rule's least scale */
+    conv2d_error_bound_fn bound_of; /* whose bounds BUFFER_BOUND holds for this configuration */
+    int bound_terms;
     const struct input_image *image;
     const char *output, *error_map;
     FILE *human;
@@ -222,13 +224,18 @@ static struct variant_result check_2d(void *context) {
     const float *magnitude = run->magnitude;
     float *uniform = NULL; /* FFT rule: the largest magnitude everywhere */
     if (run->variant->error_bound) {
+        /* Computed once per image and mask for all the kernels that share the function. */
         size_t plane = shape.width * shape.height;
         float *bound = harness_buffer(BUFFER_BOUND, plane * shape.channels * sizeof(float),
                                       "error bounds");
-        for (int p = 0; p < run->planes; ++p)
-            terms = run->variant->error_bound(run->image->img.data + p * plane, run->in.width,
-                                              run->in.height, mask->weights, mask->width,
-                                              mask->height, bound + p * plane);
+        if (run->bound_of != run->variant->error_bound) {
+            for (int p = 0; p < run->planes; ++p)
+                run->bound_terms = run->variant->error_bound(
+                    run->image->img.data + p * plane, run->in.width, run->in.height,
+                    mask->weights, mask->width, mask->height, bound + p * plane);
+            run->bound_of = run->variant->error_bound;
+        }
+        terms = run->bound_terms;
         magnitude = bound;
     } else if (run->variant->fft_points) {
         size_t count = shape.width * shape.height * (size_t)shape.channels;

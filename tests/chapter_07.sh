@@ -31,19 +31,23 @@ path_is forced_direct "gaussian 15x15: rank 1, path direct \(forced\)" --mask ga
     --mask-width 15 --path direct
 
 # Masks of rank 1, 2 and 3 at every size 1..31, odd, even and non-square, on images of one
-# pixel, one row, one column, odd sizes; then on a large odd image.
+# pixel, one row, one column and odd sizes (no multiple of any tile); then on a large odd image.
 for kind in rank1 rank2 rank3; do
     add "ch07_solution_${kind}_shapes" "gpu;ch07;solution" "$solution" --check --own-kernels \
-        --mask $kind --size 1x1,1x300,300x1,33x31,1000x777 \
+        --mask $kind --size 1x1,1x300,300x1,33x31,257x129 \
         --mask-width "1:31,5x3,3x5,2x7,31x14,14x31,1x31,31x1"
-    heavy 50 "ch07_solution_${kind}_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
-        --mask $kind --size 8191x4097 --mask-width "3,16,31,31x6"
 done
+heavy 50 "ch07_solution_rank1_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
+    --mask rank1 --size 8191x4097 --mask-width 31
+heavy 50 "ch07_solution_rank2_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
+    --mask rank2 --size 8191x4097 --mask-width 16
+heavy 50 "ch07_solution_rank3_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
+    --mask rank3 --size 8191x4097 --mask-width 31x6
 # Every forced path on full-rank, low-rank and separable masks (the paths are checked against
 # the same reference; lowrank on a full-rank mask runs all of its terms).
 for path in direct separable lowrank; do
     add "ch07_solution_forced_$path" "gpu;ch07;solution" "$solution" --check --own-kernels --path $path \
-        --mask gaussian --size 1000x777,33x31 --mask-width "1:31"
+        --mask gaussian --size 1000x777,33x31 --mask-width "1:9,15,16,31,5x3,31x14"
 done
 add "ch07_solution_forced_lowrank_full" "gpu;ch07;solution" "$solution" --check --own-kernels \
     --path lowrank --mask random --size 1000x777,31x33 --mask-width "2,5,16,31"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # registry_check.sh: the chapter registry, tried the way a maintainer uses it.
 #
-#   tests/registry_check.sh new ROOT       a throwaway chapter 07, added in a copy of the tree by
+#   tests/registry_check.sh new ROOT       a throwaway chapter 99, added in a copy of the tree by
 #                                           the steps of README.md "Adding a chapter" (chapter
 #                                           01's files under a new name, one chapter.mk), builds
 #                                           and gets exactly the tests chapter 01 gets
@@ -39,10 +39,10 @@ done
 case $mode in
 new)
     # Steps 1-3 of "Adding a chapter", with chapter 01's kernel as the new chapter's.
-    new=07_throwaway
+    new=99_throwaway # past any real chapter
     mkdir -p "$tmp/chapters/$new" "$tmp/solutions/$new" "$tmp/exercises/$new"
     cp "$root/chapters/01_basic_1d/conv1d_basic.h" "$tmp/chapters/$new/"
-    sed 's/"ch01_basic_1d"/"ch07_throwaway"/' "$root/chapters/01_basic_1d/main.c" >"$tmp/chapters/$new/main.c"
+    sed 's/"ch01_basic_1d"/"ch99_throwaway"/' "$root/chapters/01_basic_1d/main.c" >"$tmp/chapters/$new/main.c"
     cp "$root/solutions/01_basic_1d/conv1d_basic.cu" "$tmp/solutions/$new/"
     cp "$root/exercises/01_basic_1d/conv1d_basic.cu" "$tmp/exercises/$new/"
     printf 'uses =\nlibs =\nsanitizers = memcheck\n' >"$tmp/chapters/$new/chapter.mk"
@@ -54,20 +54,20 @@ new)
         fail "the test generator refused the new chapter"
     names() { sed -n "s/^add_test(ch$1_\([^ ]*\) .*/\1/p" "$tmp/list.cmake" | sort; }
     names 01 >"$tmp/ch01.names"
-    names 07 >"$tmp/ch07.names"
-    count=$(wc -l <"$tmp/ch07.names")
-    [ "$count" -ge 40 ] || fail "chapter 07 got only $count tests"
-    diff "$tmp/ch01.names" "$tmp/ch07.names" || fail "chapter 07's tests differ from chapter 01's"
-    grep -q "add_test(ch07_solution_lengths .*build/ch${new}\"" "$tmp/list.cmake" ||
-        fail "chapter 07's battery does not run build/ch$new"
+    names 99 >"$tmp/ch99.names"
+    count=$(wc -l <"$tmp/ch99.names")
+    [ "$count" -ge 40 ] || fail "chapter 99 got only $count tests"
+    diff "$tmp/ch01.names" "$tmp/ch99.names" || fail "chapter 99's tests differ from chapter 01's"
+    grep -q "add_test(ch99_solution_lengths .*build/ch${new}\"" "$tmp/list.cmake" ||
+        fail "chapter 99's battery does not run build/ch$new"
     echo "registry_check: PASS: $new builds and gets the same $count tests as chapter 01"
     ;;
 unknown)
     gen="$tmp/tests/ctest_list.sh"
     expect_refusal "no registry entry" sh "$gen" "$tmp" "01_basic_1d 99_nope"
-    mkdir "$tmp/chapters/08_unregistered"
-    expect_refusal "08_unregistered/ has no chapter.mk" make -s -C "$tmp" help
-    rmdir "$tmp/chapters/08_unregistered"
+    mkdir "$tmp/chapters/98_unregistered"
+    expect_refusal "98_unregistered/ has no chapter.mk" make -s -C "$tmp" help
+    rmdir "$tmp/chapters/98_unregistered"
     printf 'uses =\nsanitiser = memcheck\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
     expect_refusal "not a known 'key = value' line: sanitiser = memcheck" sh "$gen" "$tmp" 01_basic_1d
     printf 'uses =\nsanitizers = memcheck valgrind\n' >"$tmp/chapters/01_basic_1d/chapter.mk"

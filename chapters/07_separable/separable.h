@@ -9,7 +9,8 @@
  *                             shared memory and column-passes from there (no temporary image)
  *   chosen_*                  the path picked for the mask (or forced): fused, or the direct
  *                             kernel for masks whose rank makes separable passes cost more
- *   separable_error_bound     the tolerance of the separable paths (lowrank_bound_mask)
+ *   separable_error_bound     the tolerance of the separable paths (lowrank_bound_mask); the
+ *                             direct path keeps the mask's own
  */
 #ifndef SEPARABLE_H
 #define SEPARABLE_H
@@ -66,8 +67,6 @@ void chosen_configure(enum separable_path forced, const struct conv2d_variant *d
 void chosen_set_mask(const float *h_mask, int mask_w, int mask_h);
 void chosen_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                    int mask_w, int mask_h, int block);
-int chosen_error_bound(const float *in, int width, int height, const float *mask, int mask_w,
-                       int mask_h, float *magnitude);
 
 /* conv2d_error_bound_fn for the separable paths (two-pass, fused). */
 int separable_error_bound(const float *in, int width, int height, const float *mask, int mask_w,
