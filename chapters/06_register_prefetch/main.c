@@ -15,8 +15,6 @@
  * another file for the tuning results than build/ch06_tuned.csv.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "baselines.h"
 #include "conv2d_harness.h"
@@ -25,16 +23,6 @@
 #include "conv2d_tiled.h"
 #include "harness.h"
 #include "tuner.h"
-
-/* The tuning results: $WB_TUNED_FILE, else ch06_tuned.csv beside the program. */
-static void tuned_file(const char *argv0, char *path, size_t size) {
-    const char *given = getenv("WB_TUNED_FILE");
-    const char *slash = strrchr(argv0, '/');
-    if (given && *given)
-        snprintf(path, size, "%s", given);
-    else
-        snprintf(path, size, "%.*sch06_tuned.csv", slash ? (int)(slash - argv0 + 1) : 0, argv0);
-}
 
 /* Weak (workbook.h): earlier chapters' kernels are absent from a student's copy, the chapter's
  * own solution is linked only when grading. */
@@ -107,7 +95,7 @@ int main(int argc, char **argv) {
         fft,
     };
     char path[1024];
-    tuned_file(argv[0], path, sizeof path);
+    tuned_file_path(argv[0], path, sizeof path);
     struct cli_options opt;
     if (harness_start(argc, argv, &spec, kernels[0].block_rule, &opt) == 1) return WB_EXIT_PASS;
     if (opt.tune)

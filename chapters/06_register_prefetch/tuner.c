@@ -328,3 +328,12 @@ int tuner_run(const struct cli_spec *spec, const struct cli_options *given, cons
     free(sw.candidates);
     return sw.failures ? WB_EXIT_FAIL : WB_EXIT_PASS;
 }
+
+void tuned_file_path(const char *argv0, char *path, size_t size) {
+    const char *given = getenv("WB_TUNED_FILE");
+    const char *slash = strrchr(argv0, '/');
+    if (given && *given)
+        snprintf(path, size, "%s", given);
+    else
+        snprintf(path, size, "%.*sch06_tuned.csv", slash ? (int)(slash - argv0 + 1) : 0, argv0);
+}

@@ -36,6 +36,10 @@ const char *tuner_mask_list(void);
 #define TUNER_MAX_BASELINES 4
 int tuner_run(const struct cli_spec *spec, const struct cli_options *opt, const char *save_path,
               const struct conv2d_variant *baselines, int baseline_count);
+/* Where the tuning results live: $WB_TUNED_FILE, else ch06_tuned.csv beside the program argv0
+ * (chapter 07's direct path reads the same file). */
+void tuned_file_path(const char *argv0, char *path, size_t size);
+
 /* Returns the number of choices read (0 when the file is missing or is for another GPU). */
 int tuned_load(const char *path, const char *gpu_name);
 void tuned_configure(const char *path, FILE *report);

@@ -16,7 +16,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "baselines.h"
 #include "conv2d_harness.h"
@@ -142,12 +141,9 @@ int main(int argc, char **argv) {
     free(masks);
 
     char path[1024];
-    const char *slash = strrchr(argv[0], '/');
-    snprintf(path, sizeof path, "%.*sch06_tuned.csv", slash ? (int)(slash - argv[0] + 1) : 0,
-             argv[0]);
-    const char *given = getenv("WB_TUNED_FILE");
+    tuned_file_path(argv[0], path, sizeof path);
     FILE *human = opt.json ? stderr : stdout;
-    tuned_configure(given && *given ? given : path, human);
+    tuned_configure(path, human);
     chosen_configure(forced, &direct);
 #ifndef WB_HAVE_NPP
     fprintf(human, "NPP baseline not built: this CUDA Toolkit has no npp.h\n");

@@ -125,6 +125,26 @@ static void upload_factors(const struct mask_factors *f) {
     CUDA_CHECK(cudaMemcpyToSymbol(c_cols, cols, sizeof cols));
 }
 
+/* sum[p] = sum_j weights[j] * window[p + j] over the first `taps` weights (taps <= MAX_TAPS):
+ * the weights slid along a window held in registers. Every loop has compile-time bounds, so
+ * every index into window and sum is a constant and both arrays stay in registers. */
+template <int OUTPUTS, int MAX_TAPS>
+__device__ __forceinline__ void slide_weights(const float (&window)[OUTPUTS + MAX_TAPS - 1],
+                                              const float *weights, int taps,
+                                              float (&sum)[OUTPUTS]) {
+#pragma unroll
+    for (int p = 0; p < OUTPUTS; ++p)
+        sum[p] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < MAX_TAPS; ++j)
+        if (j < taps) {
+            const float weight = weights[j];
+#pragma unroll
+            for (int p = 0; p < OUTPUTS; ++p)
+                sum[p] += weight * window[p + j];
+        }
+}
+
 /* ---- the column pass ----------------------------------------------------------------------- */
 
 /* A thread owns COLUMN_OUTPUTS outputs down one column: it reads the COLUMN_OUTPUTS + mask_h - 1
@@ -145,19 +165,8 @@ __global__ void __launch_bounds__(256)
             const int y = top + k;
             window[k] = y >= 0 && y < height ? row_of(tmp, pitch, y)[x] : 0.0f;
         }
-    const float *weights = c_cols + term * TERM_STRIDE;
     float sum[COLUMN_OUTPUTS];
-#pragma unroll
-    for (int q = 0; q < COLUMN_OUTPUTS; ++q)
-        sum[q] = 0.0f;
-#pragma unroll
-    for (int i = 0; i < MAX_H; ++i)
-        if (i < mask_h) {
-            const float weight = weights[i];
-#pragma unroll
-            for (int q = 0; q < COLUMN_OUTPUTS; ++q)
-                sum[q] += weight * window[q + i];
-        }
+    slide_weights<COLUMN_OUTPUTS, MAX_H>(window, c_cols + term * TERM_STRIDE, mask_h, sum);
 #pragma unroll
     for (int q = 0; q < COLUMN_OUTPUTS; ++q)
         if (y0 + q < height) {
@@ -274,46 +283,26 @@ __global__ void __launch_bounds__(256) fused_kernel(const float *in, float *out,
         total[q] = 0.0f;
     for (int term = 0; term < terms; ++term) {
         if (mid_row < rows) {
-            const float *weights = c_rows + term * TERM_STRIDE;
             const float *source = s_in + mid_row * FUSED_IN_PITCH + mid_col;
             float window[FUSED_ROW_OUTPUTS + MAX_W - 1], sum[FUSED_ROW_OUTPUTS];
 #pragma unroll
             for (int k = 0; k < FUSED_ROW_OUTPUTS + MAX_W - 1; ++k)
                 if (k < FUSED_ROW_OUTPUTS + mask_w - 1) window[k] = source[k];
-#pragma unroll
-            for (int p = 0; p < FUSED_ROW_OUTPUTS; ++p)
-                sum[p] = 0.0f;
-#pragma unroll
-            for (int j = 0; j < MAX_W; ++j)
-                if (j < mask_w) {
-                    const float weight = weights[j];
-#pragma unroll
-                    for (int p = 0; p < FUSED_ROW_OUTPUTS; ++p)
-                        sum[p] += weight * window[p + j];
-                }
+            slide_weights<FUSED_ROW_OUTPUTS, MAX_W>(window, c_rows + term * TERM_STRIDE, mask_w,
+                                                    sum);
 #pragma unroll
             for (int p = 0; p < FUSED_ROW_OUTPUTS; ++p)
                 s_mid[mid_row * FUSED_MID_PITCH + mid_col + p] = sum[p];
         }
         __syncthreads();
         {
-            const float *weights = c_cols + term * TERM_STRIDE;
             const float *source = s_mid + out_row * FUSED_MID_PITCH + out_col;
             float window[FUSED_COLUMN_OUTPUTS + MAX_H - 1], sum[FUSED_COLUMN_OUTPUTS];
 #pragma unroll
             for (int k = 0; k < FUSED_COLUMN_OUTPUTS + MAX_H - 1; ++k)
                 if (k < FUSED_COLUMN_OUTPUTS + mask_h - 1) window[k] = source[k * FUSED_MID_PITCH];
-#pragma unroll
-            for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
-                sum[q] = 0.0f;
-#pragma unroll
-            for (int i = 0; i < MAX_H; ++i)
-                if (i < mask_h) {
-                    const float weight = weights[i];
-#pragma unroll
-                    for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
-                        sum[q] += weight * window[q + i];
-                }
+            slide_weights<FUSED_COLUMN_OUTPUTS, MAX_H>(window, c_cols + term * TERM_STRIDE,
+                                                       mask_h, sum);
             /* the term's sum first, then added: the rounding the tolerance assumes */
 #pragma unroll
             for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
