@@ -144,8 +144,8 @@ $(BUILD)/$(1)/renamed/%.o: $(BUILD)/$(1)/solution/%.o
 	objcopy $$$$(nm --defined-only -g $$< | awk '$$$$3 != "" { printf " --redefine-sym %s=wb_solution_%s", $$$$3, $$$$3 }') $$< $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
 	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
-$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
-	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(call chapter_headers,$(1)) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
+	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(EXERCISE_BUILD)/$(1)/exercise/%.o: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
 	@mkdir -p $$(@D)
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@

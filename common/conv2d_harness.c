@@ -408,8 +408,8 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                 print_json(spec, opt, device->name, variants[v].label, in, mask, &results[v],
                            c.copy_gbps, cpu_ms);
     if (observer && observer->results)
-        observer->results(observer->context, width, height, mask, variants, variant_count, results,
-                          c.copy_gbps);
+        observer->results(observer->context, width, height, planes, mask, variants,
+                          variant_count, results, c.copy_gbps);
     free(results);
     return failures;
 }

@@ -81,8 +81,9 @@ struct conv2d_observer {
     /* The kernels to run on this mask: sets *list, returns how many (at least 1). */
     int (*kernels_for)(void *context, const struct mask *mask,
                        const struct conv2d_variant **list);
-    /* After each image and mask: the kernels that ran there and their results. */
-    void (*results)(void *context, int width, int height, const struct mask *mask,
+    /* After each image and mask: the kernels that ran there and their results (on `planes`
+     * planes of width x height). */
+    void (*results)(void *context, int width, int height, int planes, const struct mask *mask,
                     const struct conv2d_variant *list, int count,
                     const struct variant_result *results, double copy_gbps);
     void *context;

@@ -109,3 +109,32 @@ void *device_malloc_pitch(size_t row_bytes, size_t rows, size_t *pitch, const ch
     bytes_taken += *pitch * rows;
     return ptr;
 }
+
+/* FP32 lanes per SM by compute capability, from NVIDIA's CUDA C++ Programming Guide, "Arithmetic
+ * Instructions" (no API reports them). */
+int fp32_lanes_per_sm(int major, int minor) {
+    switch (major) {
+    case 6:
+        return minor == 0 ? 64 : 128;
+    case 7:
+        return 64; /* Volta, Turing */
+    case 8:
+        return minor == 0 ? 64 : 128; /* A100: 64; GA10x and Ada: 128 */
+    case 9:
+        return 128; /* Hopper */
+    case 10:
+    case 11:
+    case 12:
+        return 128; /* Blackwell */
+    default:
+        return 0;
+    }
+}
+
+double device_fma_peak(const struct device_info *info, int *sm_clock_khz) {
+    int clock_khz = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, info->id));
+    if (sm_clock_khz) *sm_clock_khz = clock_khz;
+    return (double)info->multiprocessors * fp32_lanes_per_sm(info->sm_major, info->sm_minor) *
+           clock_khz * 1e3;
+}

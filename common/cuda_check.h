@@ -4,6 +4,7 @@
  *                         line and CUDA's message, then exit with WB_EXIT_FAIL
  *   CUDA_CHECK_LAUNCH()   after every kernel launch: checks cudaGetLastError() the same way
  *   device_probe          find a usable GPU or exit 77 (CTest's "skipped"), saying why
+ *   device_fma_peak       the FP32 FMA roof: SMs x FP32 lanes per SM x peak SM clock
  *   device_malloc         cudaMalloc that turns "too big for this GPU" into a clear exit 2
  *
  * Usable from C (host code) and CUDA C (kernel files): only the runtime API header is needed.
@@ -47,6 +48,13 @@ struct device_info {
  * cannot start a context) prints "<program>: no usable CUDA device (<reason>): skipping" and
  * exits with WB_EXIT_NO_DEVICE. */
 void device_probe(struct device_info *info);
+
+/* FP32 results (FMA lanes) per clock per SM for a compute capability; 0 where unknown. */
+int fp32_lanes_per_sm(int major, int minor);
+/* The FP32 FMA roof in FMAs per second: SMs x lanes per SM x the peak SM clock
+ * (cudaDevAttrClockRate, also returned in kHz when sm_clock_khz is not NULL); 0 where the lane
+ * count is unknown. */
+double device_fma_peak(const struct device_info *info, int *sm_clock_khz);
 
 /* cudaMalloc of `bytes` for `what` ("input signal"). If the device cannot hold it, exits with
  * WB_EXIT_USAGE and a message giving the size asked for and the memory free. The environment

@@ -5,7 +5,7 @@
  * The FP32 roof is SMs x FP32 lanes per SM x SM clock x 2 (an FMA is two floating-point
  * operations). The SM count and the peak SM clock come from the CUDA runtime
  * (cudaDevAttrMultiProcessorCount, cudaDevAttrClockRate); the lanes per SM come from the table
- * below (NVIDIA's CUDA C++ Programming Guide, "Arithmetic Instructions": no API reports them).
+ * in cuda_check.c (fp32_lanes_per_sm: no API reports them).
  * The DRAM figure, memory clock x bus width x 2 (double data rate), is the datasheet roof; the
  * report draws the measured copy bandwidth instead and shows this one beside it.
  * Exit 77 without a usable GPU, like every program of the workbook.
@@ -13,26 +13,6 @@
 #include <stdio.h>
 
 #include "cuda_check.h"
-
-/* FP32 results per clock per SM, by compute capability; 0 where the table has no entry. */
-static int fp32_lanes_per_sm(int major, int minor) {
-    switch (major) {
-    case 6:
-        return minor == 0 ? 64 : 128;
-    case 7:
-        return 64; /* Volta, Turing */
-    case 8:
-        return minor == 0 ? 64 : 128; /* A100: 64; GA10x and Ada: 128 */
-    case 9:
-        return 128; /* Hopper */
-    case 10:
-    case 11:
-    case 12:
-        return 128; /* Blackwell */
-    default:
-        return 0;
-    }
-}
 
 static int attribute(enum cudaDeviceAttr which, int device) {
     int value = 0;
@@ -46,14 +26,14 @@ int main(int argc, char **argv) {
     if (argc != 1) wb_die(WB_EXIT_USAGE, "takes no arguments");
     struct device_info info;
     device_probe(&info);
-    int sm_clock_khz = attribute(cudaDevAttrClockRate, 0);
+    int sm_clock_khz = 0;
+    double fma_per_s = device_fma_peak(&info, &sm_clock_khz);
     int memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, 0);
     int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, 0);
     int lanes = fp32_lanes_per_sm(info.sm_major, info.sm_minor);
     if (!lanes)
         wb_die(WB_EXIT_FAIL, "no FP32 lane count for sm_%d%d: add it to fp32_lanes_per_sm()",
                info.sm_major, info.sm_minor);
-    double fma_per_s = (double)info.multiprocessors * lanes * sm_clock_khz * 1e3;
     double dram_gbps = 2.0 * memory_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     printf("{");
     wb_json_string("device", info.name);

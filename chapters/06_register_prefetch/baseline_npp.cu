@@ -16,7 +16,9 @@
  * runs on an impulse with coefficients 1, 2, 3, ... and the output shows where each one landed;
  * the mask is then arranged to match.
  *
- *   padded_copy          a zero-padded copy of the input plane, cached per plane
+ *   npp_padded_origin    a zero-padded copy of the input plane, cached per plane and mask
+ *                        size (npp_shared.h: chapter 07's separable baseline uses it too)
+ *   npp_stream_context   the NppStreamContext of the default stream, built once
  *   filter               the NPP call (stream context, anchor, border)
  *   calibrate            the impulse response: each coefficient's offset from the output pixel
  *   npp_filter_refuses   masks NPP cannot run as our correlation (none seen so far), or all
@@ -31,6 +33,7 @@
 
 #include "baselines.h"
 #include "cuda_check.h"
+#include "npp_shared.h"
 #include "pitched.cuh"
 
 namespace {
@@ -41,7 +44,7 @@ struct padded_plane {
     const float *source; // the plane this copy was made from (NULL: free slot)
     float *data;         // (width + mask_w - 1) x (height + mask_h - 1), rows `pitch` apart
     size_t pitch;
-    int width, height;
+    int width, height, mask_w, mask_h;
 };
 
 constexpr int MAX_TAPS = BASELINE_MAX_MASK_SIDE * BASELINE_MAX_MASK_SIDE;
@@ -58,47 +61,58 @@ struct npp_state {
     tap_layout layout;
     float *d_kernel; // the mask arranged for NPP, on the device
     int mask_w, mask_h;
+} state;
+
+struct {
     padded_plane planes[CACHED_PLANES];
     int next_slot;
     NppStreamContext context;
     int context_ready;
-} state;
+} shared;
 
-void drop_padded_copies() {
-    for (padded_plane &p : state.planes) {
+} // namespace
+
+// ---- shared with chapter 07's separable NPP baseline (npp_shared.h) ----
+
+void npp_drop_padded_copies() {
+    for (padded_plane &p : shared.planes) {
         if (p.data) CUDA_CHECK(cudaFree(p.data));
         p = padded_plane{};
     }
 }
 
-// Rebuilt for a new mask, because the pad width depends on it, and because the harness may hand
-// the next image in a buffer at the same address.
-// Where pixel (0, 0) of the image sits inside its zero-padded copy.
-float *image_origin(const padded_plane &p) {
-    return row_of(p.data, p.pitch, state.mask_h / 2) + state.mask_w / 2;
+const float *npp_padded_origin(const float *d_in, size_t pitch, int width, int height,
+                               int mask_w, int mask_h, size_t *padded_pitch) {
+    padded_plane *found = NULL;
+    for (padded_plane &p : shared.planes)
+        if (p.source == d_in && p.width == width && p.height == height && p.mask_w == mask_w &&
+            p.mask_h == mask_h)
+            found = &p;
+    if (!found) {
+        padded_plane &p = shared.planes[shared.next_slot];
+        shared.next_slot = (shared.next_slot + 1) % CACHED_PLANES;
+        if (p.data) CUDA_CHECK(cudaFree(p.data));
+        const int pad_w = width + mask_w - 1, pad_h = height + mask_h - 1;
+        p.data = (float *)device_malloc_pitch((size_t)pad_w * sizeof(float), pad_h, &p.pitch,
+                                              "NPP zero-padded input");
+        CUDA_CHECK(cudaMemset2D(p.data, p.pitch, 0, (size_t)pad_w * sizeof(float), pad_h));
+        CUDA_CHECK(cudaMemcpy2D(row_of(p.data, p.pitch, mask_h / 2) + mask_w / 2, p.pitch, d_in,
+                                pitch, (size_t)width * sizeof(float), height,
+                                cudaMemcpyDeviceToDevice));
+        p.source = d_in;
+        p.width = width;
+        p.height = height;
+        p.mask_w = mask_w;
+        p.mask_h = mask_h;
+        found = &p;
+    }
+    *padded_pitch = found->pitch;
+    return row_of(found->data, found->pitch, mask_h / 2) + mask_w / 2;
 }
 
-const padded_plane &padded_copy(const float *d_in, size_t pitch, int width, int height) {
-    for (const padded_plane &p : state.planes)
-        if (p.source == d_in && p.width == width && p.height == height) return p;
-    padded_plane &p = state.planes[state.next_slot];
-    state.next_slot = (state.next_slot + 1) % CACHED_PLANES;
-    if (p.data) CUDA_CHECK(cudaFree(p.data));
-    const int pad_w = width + state.mask_w - 1, pad_h = height + state.mask_h - 1;
-    p.data = (float *)device_malloc_pitch((size_t)pad_w * sizeof(float), pad_h, &p.pitch,
-                                          "NPP zero-padded input");
-    CUDA_CHECK(cudaMemset2D(p.data, p.pitch, 0, (size_t)pad_w * sizeof(float), pad_h));
-    CUDA_CHECK(cudaMemcpy2D(image_origin(p), p.pitch, d_in, pitch, (size_t)width * sizeof(float),
-                            height, cudaMemcpyDeviceToDevice));
-    p.source = d_in;
-    p.width = width;
-    p.height = height;
-    return p;
-}
-
-const NppStreamContext &stream_context() {
-    if (state.context_ready) return state.context;
-    NppStreamContext &c = state.context;
+const NppStreamContext &npp_stream_context() {
+    if (shared.context_ready) return shared.context;
+    NppStreamContext &c = shared.context;
     c = NppStreamContext{};
     c.hStream = 0; // the default stream, like every kernel of the workbook
     CUDA_CHECK(cudaGetDevice(&c.nCudaDeviceId));
@@ -111,9 +125,11 @@ const NppStreamContext &stream_context() {
     c.nCudaDevAttrComputeCapabilityMajor = prop.major;
     c.nCudaDevAttrComputeCapabilityMinor = prop.minor;
     CUDA_CHECK(cudaStreamGetFlags(c.hStream, &c.nStreamFlags));
-    state.context_ready = 1;
+    shared.context_ready = 1;
     return c;
 }
+
+namespace {
 
 NppiPoint anchor_for(int mask_w, int mask_h) {
     return NppiPoint{mask_w - 1 - mask_w / 2, mask_h - 1 - mask_h / 2};
@@ -127,7 +143,7 @@ NppStatus filter(const float *src, int src_step, NppiSize src_size, NppiPoint sr
     return nppiFilterBorder_32f_C1R_Ctx(src, src_step, src_size, src_offset, dst, dst_step, roi,
                                         d_kernel, NppiSize{mask_w, mask_h},
                                         anchor_for(mask_w, mask_h), NPP_BORDER_REPLICATE,
-                                        stream_context());
+                                        npp_stream_context());
 }
 
 // An impulse at the centre of a (2 mask_w + 1) x (2 mask_h + 1) output, with a mask-sized zero
@@ -219,7 +235,7 @@ void npp_filter_set_mask(const float *h_mask, int mask_w, int mask_h) {
     CUDA_CHECK(cudaMemcpy(state.d_kernel, arranged, taps * sizeof(float), cudaMemcpyHostToDevice));
     state.mask_w = mask_w;
     state.mask_h = mask_h;
-    drop_padded_copies();
+    npp_drop_padded_copies();
 }
 
 void npp_filter_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
@@ -228,10 +244,12 @@ void npp_filter_launch(const float *d_in, float *d_out, size_t pitch, int width,
     if (mask_w != state.mask_w || mask_h != state.mask_h)
         wb_die(WB_EXIT_USAGE, "npp_filter_launch: mask %dx%d, but %dx%d was set", mask_w, mask_h,
                state.mask_w, state.mask_h);
-    const padded_plane &p = padded_copy(d_in, pitch, width, height);
+    size_t padded_pitch;
+    const float *origin =
+        npp_padded_origin(d_in, pitch, width, height, mask_w, mask_h, &padded_pitch);
     const NppiSize padded_size = {width + mask_w - 1, height + mask_h - 1};
     const NppStatus status =
-        filter(image_origin(p), (int)p.pitch, padded_size, NppiPoint{mask_w / 2, mask_h / 2}, d_out,
+        filter(origin, (int)padded_pitch, padded_size, NppiPoint{mask_w / 2, mask_h / 2}, d_out,
                (int)pitch, NppiSize{width, height}, state.d_kernel, mask_w, mask_h);
     if (status != NPP_SUCCESS)
         wb_die(WB_EXIT_FAIL, "nppiFilterBorder_32f_C1R_Ctx failed with NPP status %d", (int)status);

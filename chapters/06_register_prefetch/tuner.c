@@ -249,9 +249,10 @@ static void save_winners(const struct sweep *sw, int width, int height) {
 
 /* After each image and mask: keep the fastest variant and the baselines' times; after the last
  * mask of an image size, print its table; after the last size, save (if nothing failed). */
-static void collect(void *context, int width, int height, const struct mask *mask,
+static void collect(void *context, int width, int height, int planes, const struct mask *mask,
                     const struct conv2d_variant *list, int count,
                     const struct variant_result *results, double copy_gbps) {
+    (void)planes;
     (void)mask;
     (void)list;
     struct sweep *sw = context;

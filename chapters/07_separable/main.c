@@ -9,10 +9,12 @@
  *
  * Kernels, in the order they run: "ch07 two-pass" (your row pass from the exercise, then the
  * chapter's column pass, once per term of the mask's rank), the same with the reference row pass
- * (when grading), "ch07 fused", "ch07 chosen" (the path auto picks, or --path forces: fused
- * passes, or chapter 06's tuned kernel where separable passes cost more), then for comparison
- * NPP's filter, cuFFT, chapter 06's tuned kernel and chapter 05's naive kernel (the "vs naive"
- * baseline). Before each mask the program prints the rank it found and the path it chose.
+ * (when grading), "ch07 fused", "ch07 direct" (the direct sum for large masks), "ch07 chosen"
+ * (the path auto picks, or --path forces: fused passes, or a direct kernel where separable
+ * passes cost more), then for comparison NPP's separable filters (rank 1) and its 2D filter,
+ * cuFFT, chapter 06's tuned kernel and chapter 05's naive kernel (the "vs naive" baseline).
+ * Before each mask the program prints the rank it found and the path it chose; after each
+ * benchmark table, every kernel's multiply-adds per second against the FP32 FMA roof.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 #include "conv2d_harness.h"
 #include "conv2d_naive.h"
 #include "conv2d_row_pass.h"
+#include "cuda_check.h"
 #include "harness.h"
 #include "masks.h"
 #include "separable.h"
@@ -58,12 +61,16 @@ static const struct conv2d_variant direct = {.label = "ch06 tuned",
                                              .launch = tuned_launch,
                                              .comparison = 1};
 
-/* Before each mask: the rank found and the path chosen, on the human-readable stream. */
+/* Before each mask: the rank found and the path chosen, on the human-readable stream; after
+ * each benchmark, the compute roof. */
 struct announce {
     FILE *out;
     enum separable_path forced;
     struct conv2d_variant *kernels;
     int count;
+    int bench;
+    double fma_peak; /* FMAs per second (found at the first table), 0 where unknown */
+    char roof[128];  /* how fma_peak was found */
 };
 
 /* Also sets "ch07 chosen"'s tolerance for the mask: the separable paths' bound (computed once
@@ -81,6 +88,51 @@ static int announce_path(void *context, const struct mask *mask,
             a->kernels[k].error_bound = direct ? NULL : separable_error_bound;
     *list = a->kernels;
     return a->count;
+}
+
+/* Multiply-adds per output the kernel does on this mask, 0 for the FFT (no such count). */
+static long fmas_per_output(const struct announce *a, const struct conv2d_variant *k,
+                            const struct mask *mask) {
+    const struct mask_factors *f = separable_plan(mask->weights, mask->width, mask->height);
+    long direct = (long)mask->width * mask->height;
+    long passes = (long)(f->rank > 0 ? f->rank : 1) * (mask->width + mask->height);
+    if (k->fft_points) return 0;
+    if (k->set_mask == chosen_set_mask)
+        return separable_path_for(a->forced, mask->weights, mask->width, mask->height) ==
+                       SEPARABLE_DIRECT
+                   ? direct
+                   : passes;
+    if (k->error_bound == separable_error_bound) /* two-pass, fused, NPP separable */
+        return passes;
+    return direct;
+}
+
+/* The FP32 roof under the benchmark table: what each kernel's multiply-adds per second are. */
+static void report_roof(void *context, int width, int height, int planes, const struct mask *mask,
+                        const struct conv2d_variant *list, int count,
+                        const struct variant_result *results, double copy_gbps) {
+    (void)copy_gbps;
+    struct announce *a = context;
+    if (!a->bench) return;
+    if (!a->roof[0]) { /* the harness has opened the device by now */
+        struct device_info device;
+        int clock_khz = 0;
+        device_probe(&device);
+        a->fma_peak = device_fma_peak(&device, &clock_khz);
+        snprintf(a->roof, sizeof a->roof, "%d SMs x %d lanes x %.0f MHz", device.multiprocessors,
+                 fp32_lanes_per_sm(device.sm_major, device.sm_minor), clock_khz / 1e3);
+    }
+    if (a->fma_peak <= 0.0) return;
+    fprintf(a->out, "  FP32 roof %.1f T FMA/s (%s): multiply-adds per output, rate, %% of roof\n",
+            a->fma_peak / 1e12, a->roof);
+    for (int k = 0; k < count; ++k) {
+        long per_output = fmas_per_output(a, &list[k], mask);
+        if (results[k].skipped || !results[k].passed || per_output == 0) continue;
+        double rate = (double)per_output * width * height * planes /
+                      (results[k].time.median_ms * 1e-3);
+        fprintf(a->out, "    %-15s %6ld %8.2f T/s %6.1f%%\n", list[k].label, per_output,
+                rate / 1e12, 100.0 * rate / a->fma_peak);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -103,8 +155,15 @@ int main(int argc, char **argv) {
          .set_mask = fused_set_mask,
          .launch = fused_launch,
          .error_bound = separable_error_bound},
+        {.label = "ch07 direct", .set_mask = direct_large_set_mask, .launch = direct_large_launch},
         {.label = "ch07 chosen", .set_mask = chosen_set_mask, .launch = chosen_launch},
 #ifdef WB_HAVE_NPP
+        {.label = "NPP separable",
+         .set_mask = npp_separable_set_mask,
+         .launch = npp_separable_launch,
+         .refuses = npp_separable_refuses,
+         .error_bound = separable_error_bound,
+         .comparison = 1},
         {.label = "NPP filter",
          .set_mask = npp_filter_set_mask,
          .launch = npp_filter_launch,
@@ -148,7 +207,10 @@ int main(int argc, char **argv) {
 #ifndef WB_HAVE_NPP
     fprintf(human, "NPP baseline not built: this CUDA Toolkit has no npp.h\n");
 #endif
-    struct announce a = {human, forced, kernels, WB_COUNT(kernels)};
-    struct conv2d_observer observer = {.kernels_for = announce_path, .context = &a};
+    struct announce a = {
+        .out = human, .forced = forced, .kernels = kernels, .count = WB_COUNT(kernels),
+        .bench = opt.mode == CLI_MODE_BENCH};
+    struct conv2d_observer observer = {
+        .kernels_for = announce_path, .results = report_roof, .context = &a};
     return conv2d_run(&spec, &opt, NULL, 0, &observer);
 }

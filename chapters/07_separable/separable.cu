@@ -7,9 +7,11 @@
  *
  *   two-pass   the row pass writes a temporary image, the column pass reads it: the image goes
  *              through DRAM four times per term (read, write, read, write) instead of twice
- *   fused      a block loads its input tile once, row-passes it into shared memory (the tile's
- *              rows plus the column pass's halo rows), column-passes from there and keeps the
- *              r terms' sum in registers: DRAM sees one read and one write, whatever r is
+ *   fused      a block marches down a strip of the image: each chunk of input rows is copied
+ *              to shared memory once (cp.async, the next chunk in flight meanwhile), row-passed
+ *              into a ring of shared rows per term, and column-passed from there; the r terms'
+ *              sums stay in registers. DRAM sees one read and one write, whatever r is, and no
+ *              halo row is row-passed twice except at a segment's start
  *
  * Both slide the weights along windows of inputs held in registers (as the row pass does, see
  * conv2d_row_pass.cu); a compile-time bound on each mask side (4, 8, 16 or 32) sizes the windows.
@@ -17,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "async_copy.cuh"
 #include "cuda_check.h"
 #include "harness.h"
 #include "pitched.cuh"
+#include "prefetch_variants.h"
 #include "reference.h"
 #include "separable.h"
 
@@ -29,13 +33,6 @@ enum {
     MAX_SIDE = LOWRANK_MAX_SIDE,
     TERM_STRIDE = 32,           /* weights of term k start at k * TERM_STRIDE */
     COLUMN_OUTPUTS = 32,        /* column pass: outputs per thread, down a column */
-    FUSED_COLS = 64,            /* fused: a block's output tile */
-    FUSED_ROWS = 32,
-    FUSED_ROW_OUTPUTS = 16,     /* its row pass: outputs per thread, along a row */
-    FUSED_COLUMN_OUTPUTS = 8,   /* its column pass: outputs per thread, down a column */
-    FUSED_IN_ROWS = FUSED_ROWS + MAX_SIDE - 1,
-    FUSED_IN_PITCH = FUSED_COLS + MAX_SIDE, /* 95: odd, so lanes on 32 rows hit 32 banks */
-    FUSED_MID_PITCH = FUSED_COLS + 1        /* 65: odd, likewise */
 };
 
 static __constant__ float c_rows[MAX_SIDE * TERM_STRIDE]; /* row_k[j], the fused kernel's */
@@ -66,6 +63,10 @@ const struct mask_factors *separable_plan(const float *mask, int mask_w, int mas
     plan.mask_h = mask_h;
     plan.valid = 1;
     return &plan.factors;
+}
+
+const struct mask_factors *separable_last_plan(void) {
+    return plan.valid ? &plan.factors : NULL;
 }
 
 /* Terms the passes run: the rank, or one term of zeros for an all-zero mask (rank 0), so that
@@ -248,95 +249,172 @@ void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *
 
 /* ---- fused --------------------------------------------------------------------------------- */
 
-/* One FUSED_COLS x FUSED_ROWS output tile. The input tile (the output tile plus the mask's halo
- * on all sides) is loaded once; per term, the row pass fills s_mid for every row the column
- * pass needs (the tile's rows plus mask_h - 1), then the column pass adds the term's sums to
- * registers. Row pass: thread t takes s_mid row t % 64 (32 rows per warp, conflict-free, the
- * pitches being odd), FUSED_ROW_OUTPUTS columns from (t / 64) * FUSED_ROW_OUTPUTS. Column pass:
- * column t % 64, FUSED_COLUMN_OUTPUTS rows from (t / 64) * FUSED_COLUMN_OUTPUTS. */
-template <int MAX_W, int MAX_H>
-__global__ void __launch_bounds__(256) fused_kernel(const float *in, float *out, size_t pitch,
-                                                    int width, int height, int mask_w,
-                                                    int mask_h, int terms) {
-    __shared__ float s_in[FUSED_IN_ROWS * FUSED_IN_PITCH];
-    __shared__ float s_mid[FUSED_IN_ROWS * FUSED_MID_PITCH];
-    const int x0 = blockIdx.x * FUSED_COLS, y0 = blockIdx.y * FUSED_ROWS;
-    const int rows = FUSED_ROWS + mask_h - 1, span = FUSED_COLS + mask_w - 1;
-    const int lane64 = threadIdx.x % 64, part = threadIdx.x / 64;
-    /* four rows at a time, 64 neighbouring columns each: coalesced, and no division */
-    for (int r = part; r < rows; r += 4) {
-        const int y = y0 - mask_h / 2 + r;
+/* A block owns a strip of STRIP_COLS output columns and SEGMENT_ROWS output rows, and marches
+ * down it CHUNK_ROWS rows at a time. Each step:
+ *
+ *   input chunk c (CHUNK_ROWS rows and the strip's halo columns) has landed in s_in[c % 2]
+ *   row pass   s_in[c % 2] -> ring[term], CHUNK_ROWS rows of row-passed values per term
+ *   copy       input chunk c + 2 requested into s_in[c % 2] (cp.async: it flies during the rest)
+ *   column pass output chunk c - 1 from ring rows of chunks c - 1 and c (a mask is at most 31
+ *              rows, so its window spans two chunks), the terms' sums added in registers
+ *
+ * Every input row is row-passed once per term (no halo rows computed twice, as a tile-per-block
+ * kernel would), and the image crosses DRAM once each way. The segment's first chunk is its
+ * only overhead: mask_h - 1 rows above it are row-passed for the first output chunk.
+ * Row pass: lanes on rows (odd pitch: conflict-free), each warp a segment of FUSED_ROW_OUTPUTS
+ * columns. Column pass: lanes on neighbouring columns, FUSED_COLUMN_OUTPUTS rows each. */
+enum {
+    STRIP_COLS = 128,
+    CHUNK_ROWS = 32,
+    SEGMENT_ROWS = 256,
+    RING_ROWS = 2 * CHUNK_ROWS,
+    FUSED_ROW_OUTPUTS = 16,              /* 8 warps x 16 = STRIP_COLS */
+    FUSED_COLUMN_OUTPUTS = 16,           /* 2 groups x 16 = CHUNK_ROWS */
+    IN_PITCH = STRIP_COLS + MAX_SIDE,    /* 159: odd */
+    RING_PITCH = STRIP_COLS + 1,         /* 129: odd */
+    TERMS_PER_LAUNCH = 4,
+    IN_FLOATS = 2 * CHUNK_ROWS * IN_PITCH,
+    RING_FLOATS = RING_ROWS * RING_PITCH
+};
+
+/* Input chunk `chunk` of the strip (image rows first_row + chunk * CHUNK_ROWS ...) into `s`,
+ * zeros outside the image: warp w copies rows w, w + 8, ..., its lanes neighbouring columns. */
+__device__ __forceinline__ void request_chunk(float *s, const float *in, size_t pitch, int width,
+                                              int height, int first_row, int first_col, int span,
+                                              int needed_rows, int chunk) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll 1 /* unrolled, the rows' addresses would all stay live: registers the passes need */
+    for (int i = 0; i < CHUNK_ROWS / 8; ++i) {
+        const int r = warp + 8 * i;
+        if (chunk * CHUNK_ROWS + r >= needed_rows) break; /* below what the segment reads */
+        const int y = first_row + chunk * CHUNK_ROWS + r;
         const bool row_inside = y >= 0 && y < height;
-        for (int c = lane64; c < span; c += 64) {
-            const int x = x0 - mask_w / 2 + c;
-            s_in[r * FUSED_IN_PITCH + c] =
-                row_inside && x >= 0 && x < width ? row_of(in, pitch, y)[x] : 0.0f;
+        const float *source = row_inside ? row_of(in, pitch, y) : in;
+#pragma unroll
+        for (int i = 0; i < (IN_PITCH + 31) / 32; ++i) {
+            const int c = lane + 32 * i;
+            if (c < span) {
+                const int x = first_col + c;
+                const bool inside = row_inside && x >= 0 && x < width;
+                copy_or_zero_async(&s[r * IN_PITCH + c], inside ? source + x : in, inside);
+            }
         }
     }
-    __syncthreads();
+}
 
-    const int mid_row = lane64, mid_col = part * FUSED_ROW_OUTPUTS;
-    const int out_col = lane64, out_row = part * FUSED_COLUMN_OUTPUTS;
-    float total[FUSED_COLUMN_OUTPUTS];
-#pragma unroll
-    for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
-        total[q] = 0.0f;
-    for (int term = 0; term < terms; ++term) {
-        if (mid_row < rows) {
-            const float *source = s_in + mid_row * FUSED_IN_PITCH + mid_col;
+/* Three blocks per SM where the windows are short (their shared memory fits: 3 x 74 KB for one
+ * term), two where longer windows need more registers than 3 blocks leave (80 each: spills). */
+template <int MAX_W, int MAX_H>
+__global__ void __launch_bounds__(256, MAX_W <= 8 && MAX_H <= 8 ? 3 : 2)
+    fused_kernel(const float *in, float *out, size_t pitch, int width, int height, int mask_w,
+                 int mask_h, int term0, int terms, int accumulate) {
+    extern __shared__ float shared[];
+    float *s_in = shared, *ring = shared + IN_FLOATS;
+    const int x0 = blockIdx.x * STRIP_COLS, seg0 = blockIdx.y * SEGMENT_ROWS;
+    const int seg_rows = min(SEGMENT_ROWS, height - seg0);
+    const int first_row = seg0 - mask_h / 2, first_col = x0 - mask_w / 2;
+    const int span = STRIP_COLS + mask_w - 1;
+    const int out_chunks = (seg_rows + CHUNK_ROWS - 1) / CHUNK_ROWS, in_chunks = out_chunks + 1;
+    const int needed_rows = seg_rows + mask_h - 1; /* input rows the segment's outputs read */
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int col = threadIdx.x % STRIP_COLS, group = threadIdx.x / STRIP_COLS;
+
+    request_chunk(s_in, in, pitch, width, height, first_row, first_col, span, needed_rows, 0);
+    async_commit();
+    request_chunk(s_in + CHUNK_ROWS * IN_PITCH, in, pitch, width, height, first_row, first_col,
+                  span, needed_rows, 1);
+    async_commit();
+    for (int c = 0; c < in_chunks; ++c) {
+        float *chunk = s_in + (c % 2) * CHUNK_ROWS * IN_PITCH;
+        async_wait<1>(); /* chunk c is in; c + 1 may still fly */
+        __syncthreads(); /* ... for every thread; and the ring rows of chunk c - 2 are free */
+        for (int t = 0; t < terms; ++t) {
+            const float *source = chunk + lane * IN_PITCH + warp * FUSED_ROW_OUTPUTS;
             float window[FUSED_ROW_OUTPUTS + MAX_W - 1], sum[FUSED_ROW_OUTPUTS];
 #pragma unroll
             for (int k = 0; k < FUSED_ROW_OUTPUTS + MAX_W - 1; ++k)
                 if (k < FUSED_ROW_OUTPUTS + mask_w - 1) window[k] = source[k];
-            slide_weights<FUSED_ROW_OUTPUTS, MAX_W>(window, c_rows + term * TERM_STRIDE, mask_w,
-                                                    sum);
+            slide_weights<FUSED_ROW_OUTPUTS, MAX_W>(window, c_rows + (term0 + t) * TERM_STRIDE, mask_w,
+                                              sum);
+            float *target = ring + t * RING_FLOATS +
+                            ((c % 2) * CHUNK_ROWS + lane) * RING_PITCH + warp * FUSED_ROW_OUTPUTS;
 #pragma unroll
             for (int p = 0; p < FUSED_ROW_OUTPUTS; ++p)
-                s_mid[mid_row * FUSED_MID_PITCH + mid_col + p] = sum[p];
+                target[p] = sum[p];
         }
-        __syncthreads();
-        {
-            const float *source = s_mid + out_row * FUSED_MID_PITCH + out_col;
+        __syncthreads(); /* ring rows of chunk c are in; s_in[c % 2] is free */
+        if (c + 2 < in_chunks)
+            request_chunk(chunk, in, pitch, width, height, first_row, first_col, span,
+                          needed_rows, c + 2);
+        async_commit(); /* an empty group near the end keeps the count async_wait relies on */
+        if (c == 0) continue;
+        /* output rows seg0 + o .. o + 15 read ring rows o .. o + 14 + mask_h */
+        const int o = (c - 1) * CHUNK_ROWS + group * FUSED_COLUMN_OUTPUTS;
+        float total[FUSED_COLUMN_OUTPUTS];
+#pragma unroll
+        for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
+            total[q] = 0.0f;
+        for (int t = 0; t < terms; ++t) {
+            const float *source = ring + t * RING_FLOATS + col;
             float window[FUSED_COLUMN_OUTPUTS + MAX_H - 1], sum[FUSED_COLUMN_OUTPUTS];
 #pragma unroll
             for (int k = 0; k < FUSED_COLUMN_OUTPUTS + MAX_H - 1; ++k)
-                if (k < FUSED_COLUMN_OUTPUTS + mask_h - 1) window[k] = source[k * FUSED_MID_PITCH];
-            slide_weights<FUSED_COLUMN_OUTPUTS, MAX_H>(window, c_cols + term * TERM_STRIDE,
+                if (k < FUSED_COLUMN_OUTPUTS + mask_h - 1)
+                    window[k] = source[((o + k) & (RING_ROWS - 1)) * RING_PITCH];
+            slide_weights<FUSED_COLUMN_OUTPUTS, MAX_H>(window, c_cols + (term0 + t) * TERM_STRIDE,
                                                        mask_h, sum);
             /* the term's sum first, then added: the rounding the tolerance assumes */
 #pragma unroll
             for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
                 total[q] += sum[q];
         }
-        __syncthreads(); /* s_mid is rewritten by the next term */
-    }
-    const int x = x0 + out_col;
+        const int x = x0 + col;
+        if (x < width)
 #pragma unroll
-    for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q) {
-        const int y = y0 + out_row + q;
-        if (x < width && y < height) row_of(out, pitch, y)[x] = total[q];
+            for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
+                if (o + q < seg_rows) {
+                    float *target = row_of(out, pitch, seg0 + o + q) + x;
+                    *target = accumulate ? *target + total[q] : total[q];
+                }
     }
 }
 
+template <int MAX_W, int MAX_H>
+static void launch_fused(dim3 blocks, size_t shared_bytes, const float *d_in, float *d_out,
+                         size_t pitch, int width, int height, int mask_w, int mask_h, int term0,
+                         int terms, int accumulate) {
+    static int configured; /* the most dynamic shared memory any launch may ask, once */
+    if (!configured) {
+        CUDA_CHECK(cudaFuncSetAttribute(fused_kernel<MAX_W, MAX_H>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (IN_FLOATS + TERMS_PER_LAUNCH * RING_FLOATS) *
+                                            (int)sizeof(float)));
+        configured = 1;
+    }
+    fused_kernel<MAX_W, MAX_H><<<blocks, 256, shared_bytes>>>(
+        d_in, d_out, pitch, width, height, mask_w, mask_h, term0, terms, accumulate);
+}
+
 template <int MAX_W>
-static void launch_fused_for_width(dim3 blocks, const float *d_in, float *d_out, size_t pitch,
-                                   int width, int height, int mask_w, int mask_h, int terms) {
+static void launch_fused_for_width(dim3 blocks, size_t shared_bytes, const float *d_in,
+                                   float *d_out, size_t pitch, int width, int height, int mask_w,
+                                   int mask_h, int term0, int terms, int accumulate) {
     switch (window_bound(mask_h)) {
     case 4:
-        fused_kernel<MAX_W, 4><<<blocks, 256>>>(d_in, d_out, pitch, width, height, mask_w, mask_h,
-                                                terms);
+        launch_fused<MAX_W, 4>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
+                               mask_h, term0, terms, accumulate);
         break;
     case 8:
-        fused_kernel<MAX_W, 8><<<blocks, 256>>>(d_in, d_out, pitch, width, height, mask_w, mask_h,
-                                                terms);
+        launch_fused<MAX_W, 8>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
+                               mask_h, term0, terms, accumulate);
         break;
     case 16:
-        fused_kernel<MAX_W, 16><<<blocks, 256>>>(d_in, d_out, pitch, width, height, mask_w,
-                                                 mask_h, terms);
+        launch_fused<MAX_W, 16>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
+                                mask_h, term0, terms, accumulate);
         break;
     default:
-        fused_kernel<MAX_W, 32><<<blocks, 256>>>(d_in, d_out, pitch, width, height, mask_w,
-                                                 mask_h, terms);
+        launch_fused<MAX_W, 32>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
+                                mask_h, term0, terms, accumulate);
     }
 }
 
@@ -344,6 +422,8 @@ void fused_set_mask(const float *h_mask, int mask_w, int mask_h) {
     upload_factors(separable_plan(h_mask, mask_w, mask_h));
 }
 
+/* Up to TERMS_PER_LAUNCH terms per launch (their rings fill shared memory); a mask of higher
+ * rank takes several launches, the later ones adding to the output. */
 void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                   int mask_w, int mask_h, int block) {
     (void)block;
@@ -351,27 +431,32 @@ void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int 
     if (!plan.valid || f->mask_w != mask_w || f->mask_h != mask_h || width < 1 || height < 1)
         wb_die(WB_EXIT_USAGE, "fused_launch: bad arguments %dx%d, mask %dx%d (set: %s)", width,
                height, mask_w, mask_h, plan.valid ? "another size" : "none");
-    const dim3 blocks((width + FUSED_COLS - 1) / FUSED_COLS,
-                      (height + FUSED_ROWS - 1) / FUSED_ROWS);
-    if (blocks.y > 65535)
-        wb_die(WB_EXIT_USAGE, "fused_launch: %d rows need more than 65535 blocks", height);
+    const dim3 blocks((width + STRIP_COLS - 1) / STRIP_COLS,
+                      (height + SEGMENT_ROWS - 1) / SEGMENT_ROWS);
     const int terms = pass_terms(f);
-    switch (window_bound(mask_w)) {
-    case 4:
-        launch_fused_for_width<4>(blocks, d_in, d_out, pitch, width, height, mask_w, mask_h, terms);
-        break;
-    case 8:
-        launch_fused_for_width<8>(blocks, d_in, d_out, pitch, width, height, mask_w, mask_h, terms);
-        break;
-    case 16:
-        launch_fused_for_width<16>(blocks, d_in, d_out, pitch, width, height, mask_w, mask_h,
-                                   terms);
-        break;
-    default:
-        launch_fused_for_width<32>(blocks, d_in, d_out, pitch, width, height, mask_w, mask_h,
-                                   terms);
+    for (int term0 = 0; term0 < terms; term0 += TERMS_PER_LAUNCH) {
+        const int count = terms - term0 < TERMS_PER_LAUNCH ? terms - term0 : TERMS_PER_LAUNCH;
+        const size_t shared_bytes = (IN_FLOATS + (size_t)count * RING_FLOATS) * sizeof(float);
+        const int accumulate = term0 > 0;
+        switch (window_bound(mask_w)) {
+        case 4:
+            launch_fused_for_width<4>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
+                                      mask_w, mask_h, term0, count, accumulate);
+            break;
+        case 8:
+            launch_fused_for_width<8>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
+                                      mask_w, mask_h, term0, count, accumulate);
+            break;
+        case 16:
+            launch_fused_for_width<16>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
+                                       mask_w, mask_h, term0, count, accumulate);
+            break;
+        default:
+            launch_fused_for_width<32>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
+                                       mask_w, mask_h, term0, count, accumulate);
+        }
+        CUDA_CHECK(cudaGetLastError());
     }
-    CUDA_CHECK(cudaGetLastError());
 }
 
 /* ---- the chosen path ----------------------------------------------------------------------- */
@@ -386,20 +471,32 @@ void chosen_configure(enum separable_path forced, const struct conv2d_variant *d
     chosen.direct = direct;
 }
 
+/* Chapter 06's tuned kernel where it has variants for the size and the mask is under
+ * DIRECT_LARGE_MIN_SIDE (it beat direct_large at 9x9, 15x15 and 21x21 on the H100), direct_large
+ * elsewhere (faster at 31x31; chapter 06 falls back to a naive kernel for sizes it lacks). */
+static int use_direct_large(int mask_w, int mask_h) {
+    return !prefetch_has_variants(mask_w, mask_h) || mask_w >= DIRECT_LARGE_MIN_SIDE ||
+           mask_h >= DIRECT_LARGE_MIN_SIDE;
+}
+
 void chosen_set_mask(const float *h_mask, int mask_w, int mask_h) {
     chosen.path = separable_path_for(chosen.forced, h_mask, mask_w, mask_h);
-    if (chosen.path == SEPARABLE_DIRECT)
-        chosen.direct->set_mask(h_mask, mask_w, mask_h);
-    else
+    if (chosen.path != SEPARABLE_DIRECT)
         fused_set_mask(h_mask, mask_w, mask_h);
+    else if (use_direct_large(mask_w, mask_h))
+        direct_large_set_mask(h_mask, mask_w, mask_h);
+    else
+        chosen.direct->set_mask(h_mask, mask_w, mask_h);
 }
 
 void chosen_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                    int mask_w, int mask_h, int block) {
-    if (chosen.path == SEPARABLE_DIRECT)
-        chosen.direct->launch(d_in, d_out, pitch, width, height, mask_w, mask_h, block);
-    else
+    if (chosen.path != SEPARABLE_DIRECT)
         fused_launch(d_in, d_out, pitch, width, height, mask_w, mask_h, block);
+    else if (use_direct_large(mask_w, mask_h))
+        direct_large_launch(d_in, d_out, pitch, width, height, mask_w, mask_h, block);
+    else
+        chosen.direct->launch(d_in, d_out, pitch, width, height, mask_w, mask_h, block);
 }
 
 /* ---- tolerance ----------------------------------------------------------------------------- */

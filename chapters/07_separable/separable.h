@@ -5,9 +5,12 @@
  *   column_pass_launch        out (+)= the column pass of one term over a row-passed image
  *   two_pass_*                r terms, each a row pass (yours or ours) then a column pass,
  *                             through a temporary image in global memory
- *   fused_*                   the same sums in one kernel: each block row-passes its tile into
- *                             shared memory and column-passes from there (no temporary image)
- *   chosen_*                  the path picked for the mask (or forced): fused, or the direct
+ *   fused_*                   the same sums in one kernel: each block marches down a strip,
+ *                             row-passing into shared memory and column-passing from there (no
+ *                             temporary image, no halo row computed twice)
+ *   direct_large_*            the direct sum for masks of any rank up to 31x31, near the FP32
+ *                             FMA roof (direct_large.cu)
+ *   chosen_*                  the path picked for the mask (or forced): fused, or a direct
  *                             kernel for masks whose rank makes separable passes cost more
  *   separable_error_bound     the tolerance of the separable paths (lowrank_bound_mask); the
  *                             direct path keeps the mask's own
@@ -30,6 +33,10 @@ extern const char *const separable_path_names[];
 
 /* The factors of a mask_w x mask_h mask (each side 1..31), computed once per mask. */
 const struct mask_factors *separable_plan(const float *mask, int mask_w, int mask_h);
+
+/* The factors separable_plan computed last (NULL before the first): for checks that see only
+ * the mask's size, made after the driver has factored the mask it is about to run. */
+const struct mask_factors *separable_last_plan(void);
 
 /* NULL when `path` can run the mask, else why not (for exit 2 before the GPU is touched). */
 const char *separable_path_refuses(enum separable_path path, const float *mask, int mask_w,
@@ -62,7 +69,26 @@ void fused_set_mask(const float *h_mask, int mask_w, int mask_h);
 void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                   int mask_w, int mask_h, int block);
 
-/* The chosen path: `direct` is the kernel it runs when separable passes do not pay. */
+/* The direct sum, any mask up to 31x31 (any rank); rows must be 16-byte aligned. */
+void direct_large_set_mask(const float *h_mask, int mask_w, int mask_h);
+void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                         int mask_w, int mask_h, int block);
+/* On the direct path, masks with a side of at least this many taps, and sizes chapter 06 has
+ * no variant for, take direct_large; the others chapter 06's tuned kernel (measured on the
+ * H100: faster at 9x9 to 21x21, slower at 31x31). */
+#define DIRECT_LARGE_MIN_SIDE 26
+
+/* NPP's row and column filters, two passes through a temporary image, for masks of rank 1
+ * (only where the CUDA Toolkit has NPP: WB_HAVE_NPP). refuses: higher ranks (it reads the
+ * size's last plan), lengths whose measured impulse response is not a permutation, or
+ * WB_SKIP_NPP set. */
+const char *npp_separable_refuses(int mask_w, int mask_h);
+void npp_separable_set_mask(const float *h_mask, int mask_w, int mask_h);
+void npp_separable_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                          int mask_w, int mask_h, int block);
+
+/* The chosen path: `direct` (chapter 06's tuned kernel) is what it runs when separable passes do
+ * not pay, except where direct_large takes over (above). */
 void chosen_configure(enum separable_path forced, const struct conv2d_variant *direct);
 void chosen_set_mask(const float *h_mask, int mask_w, int mask_h);
 void chosen_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,

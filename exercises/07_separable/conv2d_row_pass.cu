@@ -53,10 +53,17 @@ __global__ void __launch_bounds__(256) row_pass_kernel(const float *in, float *o
     // ---- TODO 1 begin: load the tile and its halo columns, zeros outside the image
     // Block (bx, by) owns the outputs from x0 = bx * TILE_COLS, y0 = by * TILE_ROWS. Its input is
     // the same TILE_ROWS rows, but TILE_COLS + mask_w - 1 columns starting mask_w / 2 to the left
-    // of x0 (the halo is along x only). Let the 256 threads walk those cells together, cell =
-    // threadIdx.x, threadIdx.x + blockDim.x, ..., so that consecutive threads read consecutive
-    // columns (coalesced); cell (r, c) goes to s_in[r * S_IN_PITCH + c]. A cell outside the image
-    // (x < 0, x >= width or y >= height) is 0. Rows are `pitch` bytes apart: row_of(in, pitch, y).
+    // of x0 (the halo is along x only). Share the rows out by warp (warp w = threadIdx.x / 32
+    // takes rows w, w + 8, w + 16, w + 24) and the columns of a row by lane (lane l =
+    // threadIdx.x % 32 takes columns l, l + 32, ... below the span), so that a warp reads 32
+    // neighbouring floats at a time (coalesced). Cell (r, c) goes to s_in[r * S_IN_PITCH + c];
+    // a cell outside the image (x < 0, x >= width or y >= height) is 0. Rows are `pitch` bytes
+    // apart: row_of(in, pitch, y).
+    // For speed: give both loops compile-time trip counts (TILE_ROWS / 8 rows, (S_IN_PITCH + 31)
+    // / 32 columns, skipping those past the span), and read all of a thread's cells into a
+    // register array before writing any of them to s_in. A load placed after a shared-memory
+    // store stays after it (the compiler cannot prove `in` does not point into shared memory),
+    // so load, store, load, store makes every load wait for the one before.
     // ---- TODO 1 end
     __syncthreads();
 
@@ -73,8 +80,8 @@ __global__ void __launch_bounds__(256) row_pass_kernel(const float *in, float *o
     __syncthreads();
 
     // ---- TODO 3 begin: store the tile's outputs that lie inside the image, coalesced
-    // Walk the TILE_ROWS x TILE_COLS outputs as in TODO 1, consecutive threads on consecutive
-    // columns, and store s_out's value for each one that lies inside the image.
+    // Walk the TILE_ROWS x TILE_COLS outputs as in TODO 1 (rows by warp, columns by lane) and
+    // store s_out's value for each one that lies inside the image.
     // ---- TODO 3 end
 }
 

@@ -53,13 +53,30 @@ __global__ void __launch_bounds__(256) row_pass_kernel(const float *in, float *o
     // ---- TODO 1 begin: load the tile and its halo columns, zeros outside the image
     const int x0 = blockIdx.x * TILE_COLS, y0 = blockIdx.y * TILE_ROWS;
     const int left = mask_w / 2, span = TILE_COLS + mask_w - 1;
-    for (int cell = threadIdx.x; cell < TILE_ROWS * span; cell += blockDim.x) {
-        const int r = cell / span, c = cell % span;
-        const int x = x0 - left + c, y = y0 + r;
-        float value = 0.0f;
-        if (y < height && x >= 0 && x < width) value = row_of(in, pitch, y)[x];
-        s_in[r * S_IN_PITCH + c] = value;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    constexpr int ROWS_EACH = TILE_ROWS / 8, COLS_EACH = (S_IN_PITCH + 31) / 32;
+    // warp w loads rows w, w + 8, ...; its lanes neighbouring columns (coalesced). All loads
+    // first, into registers, then all stores: a store to s_in between two loads would make the
+    // second wait for the first (the compiler cannot tell that `in` does not point into shared
+    // memory, so it keeps them in order).
+    float staged[ROWS_EACH][COLS_EACH];
+#pragma unroll
+    for (int i = 0; i < ROWS_EACH; ++i) {
+        const int y = y0 + warp + 8 * i;
+#pragma unroll
+        for (int k = 0; k < COLS_EACH; ++k) {
+            const int c = lane + 32 * k, x = x0 - left + c;
+            staged[i][k] = c < span && y < height && x >= 0 && x < width
+                               ? row_of(in, pitch, y)[x] : 0.0f;
+        }
     }
+#pragma unroll
+    for (int i = 0; i < ROWS_EACH; ++i)
+#pragma unroll
+        for (int k = 0; k < COLS_EACH; ++k) {
+            const int c = lane + 32 * k;
+            if (c < span) s_in[(warp + 8 * i) * S_IN_PITCH + c] = staged[i][k];
+        }
     // ---- TODO 1 end
     __syncthreads();
 
@@ -90,10 +107,14 @@ __global__ void __launch_bounds__(256) row_pass_kernel(const float *in, float *o
     __syncthreads();
 
     // ---- TODO 3 begin: store the tile's outputs that lie inside the image, coalesced
-    for (int cell = threadIdx.x; cell < TILE_ROWS * TILE_COLS; cell += blockDim.x) {
-        const int r = cell / TILE_COLS, c = cell % TILE_COLS;
-        const int x = x0 + c, y = y0 + r;
-        if (x < width && y < height) row_of(out, pitch, y)[x] = s_out[r * S_OUT_PITCH + c];
+#pragma unroll
+    for (int i = 0; i < TILE_ROWS / 8; ++i) {
+        const int r = threadIdx.x / 32 + 8 * i, y = y0 + r;
+#pragma unroll
+        for (int k = 0; k < TILE_COLS / 32; ++k) {
+            const int c = threadIdx.x % 32 + 32 * k, x = x0 + c;
+            if (x < width && y < height) row_of(out, pitch, y)[x] = s_out[r * S_OUT_PITCH + c];
+        }
     }
     // ---- TODO 3 end
 }
