@@ -11,8 +11,8 @@
  *   weights   the mask, one row per 32 floats, in shared memory too: a thread reads them as
  *             float4 broadcasts (every lane the same address), each four just before their FMAs
  *   a thread  one row (its lane) of 16 neighbouring outputs (its warp's segment); per mask row
- *             it reads 16 + mask_w - 1 inputs as float4s, and mask_w weights, then does
- *             16 x mask_w FMAs from registers: 12 + 8 loads feed 496 FMAs at 31x31
+ *             it reads its inputs and weights as float4s and does 16 FMAs per tap, taps
+ *             rounded up to a multiple of 4: 12 + 8 loads feed 16 x 32 FMAs at 31x31
  *
  * Lanes of a warp are on 32 rows, so the float4 loads are served a quarter-warp at a time: 8
  * rows, DIRECT_PITCH = 164 floats apart (4 banks modulo 32), fill the 32 banks exactly once.

@@ -54,8 +54,8 @@ static void reference_launch(const float *d_in, float *d_out, size_t pitch, int 
     two_pass_launch(&reference, d_in, d_out, pitch, width, height, mask_w, mask_h);
 }
 
-/* The direct path of "ch07 chosen": chapter 06's tuned kernel (its naive fallback where no
- * variant is compiled for the mask size). */
+/* The direct path of "ch07 chosen" for masks chapter 06 has variants for, under
+ * DIRECT_LARGE_MIN_SIDE a side (direct_large takes the others, see separable.h). */
 static const struct conv2d_variant direct = {.label = "ch06 tuned",
                                              .set_mask = tuned_set_mask,
                                              .launch = tuned_launch,

@@ -291,8 +291,8 @@ __device__ __forceinline__ void request_chunk(float *s, const float *in, size_t 
         const bool row_inside = y >= 0 && y < height;
         const float *source = row_inside ? row_of(in, pitch, y) : in;
 #pragma unroll
-        for (int i = 0; i < (IN_PITCH + 31) / 32; ++i) {
-            const int c = lane + 32 * i;
+        for (int k = 0; k < (IN_PITCH + 31) / 32; ++k) {
+            const int c = lane + 32 * k;
             if (c < span) {
                 const int x = first_col + c;
                 const bool inside = row_inside && x >= 0 && x < width;
@@ -334,8 +334,8 @@ __global__ void __launch_bounds__(256, MAX_W <= 8 && MAX_H <= 8 ? 3 : 2)
 #pragma unroll
             for (int k = 0; k < FUSED_ROW_OUTPUTS + MAX_W - 1; ++k)
                 if (k < FUSED_ROW_OUTPUTS + mask_w - 1) window[k] = source[k];
-            slide_weights<FUSED_ROW_OUTPUTS, MAX_W>(window, c_rows + (term0 + t) * TERM_STRIDE, mask_w,
-                                              sum);
+            slide_weights<FUSED_ROW_OUTPUTS, MAX_W>(window, c_rows + (term0 + t) * TERM_STRIDE,
+                                                    mask_w, sum);
             float *target = ring + t * RING_FLOATS +
                             ((c % 2) * CHUNK_ROWS + lane) * RING_PITCH + warp * FUSED_ROW_OUTPUTS;
 #pragma unroll
