@@ -2,6 +2,8 @@
  *
  *   copy_or_zero_async(dst, src, inside)   one float: *src into shared *dst, or 0.0f when
  *                                          `inside` is false (src is then never read)
+ *   copy4_or_zero_async(dst, src, count)   four floats, both addresses 16-byte aligned: the first
+ *                                          `count` (0 to 4) from src, zeros for the rest
  *   async_commit()                         closes the group of copies issued since the last one
  *   async_wait<N>()                        waits until at most N groups are still in flight
  *
@@ -22,6 +24,18 @@ __device__ __forceinline__ void copy_or_zero_async(float *dst, const float *src,
                  : "memory");
 #else
     *dst = inside ? *src : 0.0f;
+#endif
+}
+
+__device__ __forceinline__ void copy4_or_zero_async(float *dst, const float *src, int count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned shared_address = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address),
+                 "l"(src), "r"(4 * count)
+                 : "memory");
+#else
+    for (int k = 0; k < 4; ++k)
+        dst[k] = k < count ? src[k] : 0.0f;
 #endif
 }
 

@@ -6,15 +6,17 @@
  * col_k (h more), the r results added: r (w + h) multiply-adds instead of w h.
  *
  *   two-pass   the row pass writes a temporary image, the column pass reads it: the image goes
- *              through DRAM four times per term (read, write, read, write) instead of twice
+ *              through DRAM four times per term (read, write, read, write) instead of twice.
+ *              The column pass marches down columns, each row read once (column_pass_kernel)
  *   fused      a block marches down a strip of the image: each chunk of input rows is copied
  *              to shared memory once (cp.async, the next chunk in flight meanwhile), row-passed
  *              into a ring of shared rows per term, and column-passed from there; the r terms'
  *              sums stay in registers. DRAM sees one read and one write, whatever r is, and no
  *              halo row is row-passed twice except at a segment's start
  *
- * Both slide the weights along windows of inputs held in registers (as the row pass does, see
- * conv2d_row_pass.cu); a compile-time bound on each mask side (4, 8, 16 or 32) sizes the windows.
+ * Weights reach the kernels as parameters (an FMA reads them from the constant bank, no load),
+ * 0 past the mask's sides, so that a compile-time bound on each side (4, 8, 16 or 32 taps) is
+ * every loop's bound: the loops unroll and their windows stay in registers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +33,7 @@ const char *const separable_path_names[] = {"auto", "direct", "separable", "lowr
 
 enum {
     MAX_SIDE = LOWRANK_MAX_SIDE,
-    TERM_STRIDE = 32,           /* weights of term k start at k * TERM_STRIDE */
-    COLUMN_OUTPUTS = 32,        /* column pass: outputs per thread, down a column */
 };
-
-static __constant__ float c_rows[MAX_SIDE * TERM_STRIDE]; /* row_k[j], the fused kernel's */
-static __constant__ float c_cols[MAX_SIDE * TERM_STRIDE]; /* col_k[i], both paths' */
 
 static int window_bound(int side) {
     return side <= 4 ? 4 : side <= 8 ? 8 : side <= 16 ? 16 : 32;
@@ -111,95 +108,103 @@ void separable_describe(enum separable_path forced, const float *mask, int mask_
                  pass_terms(f), mask_w, mask_h, passes, direct);
 }
 
-/* The factors into the fused kernel's and the column pass's constant memory. */
-static void upload_factors(const struct mask_factors *f) {
-    static float rows[MAX_SIDE * TERM_STRIDE], cols[MAX_SIDE * TERM_STRIDE];
-    memset(rows, 0, sizeof rows);
-    memset(cols, 0, sizeof cols);
-    for (int k = 0; k < f->rank; ++k) {
-        for (int j = 0; j < f->mask_w; ++j)
-            rows[k * TERM_STRIDE + j] = f->row[k][j];
-        for (int i = 0; i < f->mask_h; ++i)
-            cols[k * TERM_STRIDE + i] = f->col[k][i];
-    }
-    CUDA_CHECK(cudaMemcpyToSymbol(c_rows, rows, sizeof rows));
-    CUDA_CHECK(cudaMemcpyToSymbol(c_cols, cols, sizeof cols));
-}
-
-/* sum[p] = sum_j weights[j] * window[p + j] over the first `taps` weights (taps <= MAX_TAPS):
- * the weights slid along a window held in registers. Every loop has compile-time bounds, so
- * every index into window and sum is a constant and both arrays stay in registers. */
-template <int OUTPUTS, int MAX_TAPS>
-__device__ __forceinline__ void slide_weights(const float (&window)[OUTPUTS + MAX_TAPS - 1],
-                                              const float *weights, int taps,
-                                              float (&sum)[OUTPUTS]) {
-#pragma unroll
-    for (int p = 0; p < OUTPUTS; ++p)
-        sum[p] = 0.0f;
-#pragma unroll
-    for (int j = 0; j < MAX_TAPS; ++j)
-        if (j < taps) {
-            const float weight = weights[j];
-#pragma unroll
-            for (int p = 0; p < OUTPUTS; ++p)
-                sum[p] += weight * window[p + j];
-        }
-}
-
 /* ---- the column pass ----------------------------------------------------------------------- */
 
-/* A thread owns COLUMN_OUTPUTS outputs down one column: it reads the COLUMN_OUTPUTS + mask_h - 1
- * inputs they need once (a warp reads 32 neighbouring columns: coalesced) and slides col_k
- * along them. */
-template <int MAX_H>
-__global__ void __launch_bounds__(256)
+/* A thread marches down one column of a strip of MARCH_ROWS outputs, reading each row once and
+ * scattering it: row k adds w[j] * row to output k - j for every tap j, so the TAPS outputs in
+ * progress sit in a ring of registers (output o in acc[o % TAPS]) and one completes per row.
+ * The loop is unrolled over PERIOD rows, a multiple of TAPS, so every ring index is a constant.
+ * Loads run MARCH_AHEAD rows ahead of their use (a second ring, the register prefetch of
+ * chapter 06), and the weights are a kernel parameter: each FMA reads its weight straight from
+ * the constant bank, no register or load spent. A strip reads MARCH_ROWS + TAPS - 1 rows for
+ * MARCH_ROWS outputs; a warp reads 32 neighbouring columns, 128 bytes, per row. */
+enum { MARCH_ROWS = 128, MARCH_AHEAD = 8, MARCH_THREADS = 256 };
+
+struct column_weights {
+    float w[32]; /* taps past mask_h are 0: they add exactly 0 to finite sums */
+};
+
+template <int TAPS, bool ACCUMULATE>
+__global__ void __launch_bounds__(MARCH_THREADS, TAPS > 16 ? (ACCUMULATE ? 2 : 3) : 4)
     column_pass_kernel(const float *tmp, float *out, size_t pitch, int width, int height,
-                       int mask_h, int term, int accumulate) {
-    const int x = blockIdx.x * 32 + threadIdx.x % 32;
-    const int y0 = (blockIdx.y * 8 + threadIdx.x / 32) * COLUMN_OUTPUTS;
-    if (x >= width || y0 >= height) return;
-    const int top = y0 - mask_h / 2;
-    float window[COLUMN_OUTPUTS + MAX_H - 1];
+                       int mask_h, const struct column_weights weights) {
+    constexpr int PERIOD = TAPS > MARCH_AHEAD ? TAPS : MARCH_AHEAD;
+    const int x = blockIdx.x * MARCH_THREADS + threadIdx.x, y0 = blockIdx.y * MARCH_ROWS;
+    if (x >= width) return;
+    const int outputs = min(MARCH_ROWS, height - y0), top = y0 - mask_h / 2;
+    /* rows read: k = 0 .. steps - 1 (row top + k); zeros above and below the image */
+    const int steps = outputs + TAPS - 1;
+    const int first_inside = max(0, -top), end_inside = min(steps, height - top);
+    const char *source = (const char *)(tmp + x) + (ptrdiff_t)top * (ptrdiff_t)pitch;
+    char *target = (char *)(out + x) + (size_t)y0 * pitch;
+#define MARCH_FETCH(k)                                                                             \
+    ((k) >= first_inside && (k) < end_inside                                                       \
+         ? *(const float *)(source + (ptrdiff_t)(k) * (ptrdiff_t)pitch)                            \
+         : 0.0f)
+    float ahead[MARCH_AHEAD], prior[MARCH_AHEAD], acc[TAPS];
 #pragma unroll
-    for (int k = 0; k < COLUMN_OUTPUTS + MAX_H - 1; ++k)
-        if (k < COLUMN_OUTPUTS + mask_h - 1) {
-            const int y = top + k;
-            window[k] = y >= 0 && y < height ? row_of(tmp, pitch, y)[x] : 0.0f;
-        }
-    float sum[COLUMN_OUTPUTS];
-    slide_weights<COLUMN_OUTPUTS, MAX_H>(window, c_cols + term * TERM_STRIDE, mask_h, sum);
+    for (int a = 0; a < MARCH_AHEAD; ++a) {
+        ahead[a] = MARCH_FETCH(a);
+        /* output o = a - (TAPS - 1) completes at row a: its old value, when adding a term */
+        const int o = a - (TAPS - 1);
+        if (ACCUMULATE) prior[a] = o >= 0 && o < outputs ? *(const float *)(target + o * pitch) : 0;
+    }
 #pragma unroll
-    for (int q = 0; q < COLUMN_OUTPUTS; ++q)
-        if (y0 + q < height) {
-            float *o = row_of(out, pitch, y0 + q) + x;
-            *o = accumulate ? *o + sum[q] : sum[q];
+    for (int p = 0; p < TAPS; ++p)
+        acc[p] = 0.0f;
+    for (int base = 0; base < steps; base += PERIOD) {
+#pragma unroll
+        for (int s = 0; s < PERIOD; ++s) {
+            const int k = base + s, o = k - (TAPS - 1), later = o + MARCH_AHEAD;
+            const float row = ahead[s % MARCH_AHEAD];
+            ahead[s % MARCH_AHEAD] = MARCH_FETCH(k + MARCH_AHEAD);
+#pragma unroll
+            for (int j = 0; j < TAPS; ++j)
+                acc[(s - j + PERIOD) % TAPS] += weights.w[j] * row;
+            float done = acc[(s + 1) % TAPS];
+            acc[(s + 1) % TAPS] = 0.0f;
+            if (ACCUMULATE) {
+                done += prior[s % MARCH_AHEAD];
+                prior[s % MARCH_AHEAD] =
+                    later >= 0 && later < outputs ? *(const float *)(target + later * pitch) : 0;
+            }
+            if (o >= 0 && o < outputs) *(float *)(target + (size_t)o * pitch) = done;
         }
+    }
+#undef MARCH_FETCH
+}
+
+template <int TAPS>
+static void column_pass_taps(const float *d_tmp, float *d_out, size_t pitch, int width,
+                             int height, int mask_h, const struct column_weights *weights,
+                             int accumulate) {
+    const dim3 blocks((width + MARCH_THREADS - 1) / MARCH_THREADS,
+                      (height + MARCH_ROWS - 1) / MARCH_ROWS);
+    if (accumulate)
+        column_pass_kernel<TAPS, true><<<blocks, MARCH_THREADS>>>(d_tmp, d_out, pitch, width,
+                                                                  height, mask_h, *weights);
+    else
+        column_pass_kernel<TAPS, false><<<blocks, MARCH_THREADS>>>(d_tmp, d_out, pitch, width,
+                                                                   height, mask_h, *weights);
 }
 
 void column_pass_launch(const float *d_tmp, float *d_out, size_t pitch, int width, int height,
                         int mask_h, int term, int accumulate) {
     if (width < 1 || height < 1 || mask_h < 1 || mask_h > MAX_SIDE || term < 0 ||
-        term >= MAX_SIDE)
+        term >= MAX_SIDE || !plan.valid || mask_h != plan.mask_h || term >= pass_terms(&plan.factors))
         wb_die(WB_EXIT_USAGE, "column_pass_launch: bad arguments %dx%d, mask height %d, term %d",
                width, height, mask_h, term);
-    const int rows_per_block = 8 * COLUMN_OUTPUTS;
-    const dim3 blocks((width + 31) / 32, (height + rows_per_block - 1) / rows_per_block);
+    if ((height + MARCH_ROWS - 1) / MARCH_ROWS > 65535)
+        wb_die(WB_EXIT_USAGE, "column_pass_launch: %d rows need more than 65535 blocks", height);
+    struct column_weights weights = {{0}};
+    if (term < plan.factors.rank)
+        for (int i = 0; i < mask_h; ++i)
+            weights.w[i] = plan.factors.col[term][i];
     switch (window_bound(mask_h)) {
-    case 4:
-        column_pass_kernel<4><<<blocks, 256>>>(d_tmp, d_out, pitch, width, height, mask_h, term,
-                                               accumulate);
-        break;
-    case 8:
-        column_pass_kernel<8><<<blocks, 256>>>(d_tmp, d_out, pitch, width, height, mask_h, term,
-                                               accumulate);
-        break;
-    case 16:
-        column_pass_kernel<16><<<blocks, 256>>>(d_tmp, d_out, pitch, width, height, mask_h, term,
-                                                accumulate);
-        break;
-    default:
-        column_pass_kernel<32><<<blocks, 256>>>(d_tmp, d_out, pitch, width, height, mask_h, term,
-                                                accumulate);
+    case 4: column_pass_taps<4>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate); break;
+    case 8: column_pass_taps<8>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate); break;
+    case 16: column_pass_taps<16>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate); break;
+    default: column_pass_taps<32>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate);
     }
     CUDA_CHECK(cudaGetLastError());
 }
@@ -231,7 +236,6 @@ void two_pass_set_mask(const struct row_pass_impl *row, const float *h_mask, int
         for (int j = 0; j < mask_w; ++j)
             rows[k * mask_w + j] = f->row[k][j];
     row->set_weights(rows, mask_w, pass_terms(f));
-    upload_factors(f);
 }
 
 void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *d_out,
@@ -261,112 +265,164 @@ void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *
  * Every input row is row-passed once per term (no halo rows computed twice, as a tile-per-block
  * kernel would), and the image crosses DRAM once each way. The segment's first chunk is its
  * only overhead: mask_h - 1 rows above it are row-passed for the first output chunk.
- * Row pass: lanes on rows (odd pitch: conflict-free), each warp a segment of FUSED_ROW_OUTPUTS
- * columns. Column pass: lanes on neighbouring columns, FUSED_COLUMN_OUTPUTS rows each. */
+ *
+ * Both passes slide their weights along windows fetched four taps ahead (slide_groups) and take
+ * the weights from the kernel's parameters, which an FMA reads straight from the constant bank:
+ * all of a pass's loop bounds are compile-time (2 x fused_lead(MAX_W) or MAX_H taps, the weights
+ * past the mask are 0), so nothing but FMAs and window loads is left in them. Row pass: lanes on
+ * rows, each warp a segment of FUSED_ROW_OUTPUTS columns, windows read as float4s (IN_PITCH is 4
+ * modulo 32: conflict-free), results stored as float4s to the ring (RING_PITCH likewise). Column
+ * pass: lanes on neighbouring columns, FUSED_COLUMN_OUTPUTS rows each, read straight down the
+ * ring (an even chunk is stored twice, so no window wraps: no address arithmetic per load).
+ * Measured on the H100, Gaussian 31x31: 33% of copy with scalar copies and loads, run-time tap
+ * tests and weights indexed in constant memory; 55% with the weights as parameters and float4
+ * windows; 66% with float4 copies too. */
 enum {
     STRIP_COLS = 128,
     CHUNK_ROWS = 32,
     SEGMENT_ROWS = 256,
-    RING_ROWS = 2 * CHUNK_ROWS,
+    RING_ROWS = 3 * CHUNK_ROWS,          /* chunks c - 1 and c, chunk 0's slot again after both */
     FUSED_ROW_OUTPUTS = 16,              /* 8 warps x 16 = STRIP_COLS */
     FUSED_COLUMN_OUTPUTS = 16,           /* 2 groups x 16 = CHUNK_ROWS */
-    IN_PITCH = STRIP_COLS + MAX_SIDE,    /* 159: odd */
-    RING_PITCH = STRIP_COLS + 1,         /* 129: odd */
-    TERMS_PER_LAUNCH = 4,
+    IN_PITCH = STRIP_COLS + 36,          /* 164: room for the float4 windows, 4 modulo 32 */
+    RING_PITCH = STRIP_COLS + 4,         /* 132 */
+    TERMS_PER_LAUNCH = 3,                /* their rings and the input chunks fill 194 KB */
     IN_FLOATS = 2 * CHUNK_ROWS * IN_PITCH,
     RING_FLOATS = RING_ROWS * RING_PITCH
 };
 
-/* Input chunk `chunk` of the strip (image rows first_row + chunk * CHUNK_ROWS ...) into `s`,
- * zeros outside the image: warp w copies rows w, w + 8, ..., its lanes neighbouring columns. */
-__device__ __forceinline__ void request_chunk(float *s, const float *in, size_t pitch, int width,
-                                              int height, int first_row, int first_col, int span,
-                                              int needed_rows, int chunk) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-#pragma unroll 1 /* unrolled, the rows' addresses would all stay live: registers the passes need */
-    for (int i = 0; i < CHUNK_ROWS / 8; ++i) {
-        const int r = warp + 8 * i;
-        if (chunk * CHUNK_ROWS + r >= needed_rows) break; /* below what the segment reads */
-        const int y = first_row + chunk * CHUNK_ROWS + r;
-        const bool row_inside = y >= 0 && y < height;
-        const float *source = row_inside ? row_of(in, pitch, y) : in;
+/* The weights of up to TERMS_PER_LAUNCH terms, 0 past the mask's sides. */
+struct fused_weights {
+    float row[TERMS_PER_LAUNCH][32], col[TERMS_PER_LAUNCH][32];
+};
+
+/* sum[p] = sum_j w[j] * window[p + j], j < TAPS (a multiple of 4), the window fetched four at a
+ * time by fetch4(q, dst) (window[4q .. 4q + 3]) just before the first group of taps needing it:
+ * about OUTPUTS + 8 of its registers are live at once. */
+template <int OUTPUTS, int TAPS, class Fetch4>
+__device__ __forceinline__ void slide_groups(const float (&w)[32], Fetch4 fetch4,
+                                             float (&sum)[OUTPUTS]) {
+    float window[OUTPUTS + TAPS];
 #pragma unroll
-        for (int k = 0; k < (IN_PITCH + 31) / 32; ++k) {
-            const int c = lane + 32 * k;
-            if (c < span) {
-                const int x = first_col + c;
-                const bool inside = row_inside && x >= 0 && x < width;
-                copy_or_zero_async(&s[r * IN_PITCH + c], inside ? source + x : in, inside);
-            }
-        }
+    for (int q = 0; q < OUTPUTS / 4; ++q)
+        fetch4(q, &window[4 * q]);
+#pragma unroll
+    for (int p = 0; p < OUTPUTS; ++p)
+        sum[p] = 0.0f;
+#pragma unroll
+    for (int g = 0; g < TAPS / 4; ++g) {
+        fetch4(OUTPUTS / 4 + g, &window[OUTPUTS + 4 * g]);
+#pragma unroll
+        for (int j = 4 * g; j < 4 * g + 4; ++j)
+#pragma unroll
+            for (int p = 0; p < OUTPUTS; ++p)
+                sum[p] = fmaf(w[j], window[p + j], sum[p]);
     }
 }
 
-/* Three blocks per SM where the windows are short (their shared memory fits: 3 x 74 KB for one
- * term), two where longer windows need more registers than 3 blocks leave (80 each: spills). */
+/* A strip's input rows start LEAD columns left of its first output, a multiple of 4 at least
+ * mask_w / 2 for every mask of the bucket: rows copy as aligned float4s and windows read them
+ * as float4s. The row pass then takes 2 x LEAD taps, its weights moved right by LEAD - mask_w / 2
+ * (the host does it) and zeros around them. */
+__host__ __device__ constexpr int fused_lead(int max_w) {
+    return max_w / 2 < 4 ? 4 : max_w / 2;
+}
+
+/* Input chunk `chunk` of the strip (image rows first_row + chunk * CHUNK_ROWS ...) into `s`,
+ * float4 by float4, zeros outside the image and below the rows the segment reads (a zero weight
+ * must meet a finite input). */
+template <int LEAD>
+__device__ __forceinline__ void request_chunk(float *s, const float *in, size_t pitch, int width,
+                                              int height, int first_row, int first_col,
+                                              int needed_rows, int chunk) {
+    constexpr int ROW_FLOAT4S = (STRIP_COLS + 2 * LEAD) / 4;
+    constexpr int COPIES = (CHUNK_ROWS * ROW_FLOAT4S + 255) / 256;
+#pragma unroll
+    for (int i = 0; i < COPIES; ++i) {
+        const int e = threadIdx.x + 256 * i, r = e / ROW_FLOAT4S, c = 4 * (e % ROW_FLOAT4S);
+        if (COPIES * 256 > CHUNK_ROWS * ROW_FLOAT4S && r >= CHUNK_ROWS) break;
+        const int y = first_row + chunk * CHUNK_ROWS + r, x = first_col + c;
+        const bool row_inside = y >= 0 && y < height && chunk * CHUNK_ROWS + r < needed_rows;
+        const int count = row_inside && x >= 0 ? min(4, max(0, width - x)) : 0;
+        copy4_or_zero_async(&s[r * IN_PITCH + c], count ? row_of(in, pitch, y) + x : in, count);
+    }
+}
+
+/* Two blocks per SM: one term's input chunks and ring take 91 KB of shared memory, so no more
+ * fit, and the bound leaves the compiler up to 128 registers (it takes about 96). */
 template <int MAX_W, int MAX_H>
-__global__ void __launch_bounds__(256, MAX_W <= 8 && MAX_H <= 8 ? 3 : 2)
+__global__ void __launch_bounds__(256, 2)
     fused_kernel(const float *in, float *out, size_t pitch, int width, int height, int mask_w,
-                 int mask_h, int term0, int terms, int accumulate) {
-    extern __shared__ float shared[];
+                 int mask_h, int terms, int accumulate,
+                 const __grid_constant__ struct fused_weights weights) {
+    extern __shared__ __align__(16) float shared[];
     float *s_in = shared, *ring = shared + IN_FLOATS;
     const int x0 = blockIdx.x * STRIP_COLS, seg0 = blockIdx.y * SEGMENT_ROWS;
     const int seg_rows = min(SEGMENT_ROWS, height - seg0);
-    const int first_row = seg0 - mask_h / 2, first_col = x0 - mask_w / 2;
-    const int span = STRIP_COLS + mask_w - 1;
+    constexpr int LEAD = fused_lead(MAX_W);
+    const int first_row = seg0 - mask_h / 2, first_col = x0 - LEAD;
     const int out_chunks = (seg_rows + CHUNK_ROWS - 1) / CHUNK_ROWS, in_chunks = out_chunks + 1;
     const int needed_rows = seg_rows + mask_h - 1; /* input rows the segment's outputs read */
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int col = threadIdx.x % STRIP_COLS, group = threadIdx.x / STRIP_COLS;
 
-    request_chunk(s_in, in, pitch, width, height, first_row, first_col, span, needed_rows, 0);
+    request_chunk<LEAD>(s_in, in, pitch, width, height, first_row, first_col, needed_rows, 0);
     async_commit();
-    request_chunk(s_in + CHUNK_ROWS * IN_PITCH, in, pitch, width, height, first_row, first_col,
-                  span, needed_rows, 1);
+    request_chunk<LEAD>(s_in + CHUNK_ROWS * IN_PITCH, in, pitch, width, height, first_row,
+                        first_col, needed_rows, 1);
     async_commit();
     for (int c = 0; c < in_chunks; ++c) {
         float *chunk = s_in + (c % 2) * CHUNK_ROWS * IN_PITCH;
         async_wait<1>(); /* chunk c is in; c + 1 may still fly */
         __syncthreads(); /* ... for every thread; and the ring rows of chunk c - 2 are free */
-        for (int t = 0; t < terms; ++t) {
-            const float *source = chunk + lane * IN_PITCH + warp * FUSED_ROW_OUTPUTS;
-            float window[FUSED_ROW_OUTPUTS + MAX_W - 1], sum[FUSED_ROW_OUTPUTS];
+        const float *row_source = chunk + lane * IN_PITCH + warp * FUSED_ROW_OUTPUTS;
+        const int ring_row = ((c % 2) * CHUNK_ROWS + lane) * RING_PITCH + warp * FUSED_ROW_OUTPUTS;
 #pragma unroll
-            for (int k = 0; k < FUSED_ROW_OUTPUTS + MAX_W - 1; ++k)
-                if (k < FUSED_ROW_OUTPUTS + mask_w - 1) window[k] = source[k];
-            slide_weights<FUSED_ROW_OUTPUTS, MAX_W>(window, c_rows + (term0 + t) * TERM_STRIDE,
-                                                    mask_w, sum);
-            float *target = ring + t * RING_FLOATS +
-                            ((c % 2) * CHUNK_ROWS + lane) * RING_PITCH + warp * FUSED_ROW_OUTPUTS;
+        for (int t = 0; t < TERMS_PER_LAUNCH; ++t) {
+            if (t >= terms) break;
+            float sum[FUSED_ROW_OUTPUTS];
+            slide_groups<FUSED_ROW_OUTPUTS, 2 * LEAD>(
+                weights.row[t], [&](int q, float *dst) {
+                    const float4 v = *(const float4 *)(row_source + 4 * q);
+                    dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+                }, sum);
+            float *target = ring + t * RING_FLOATS + ring_row;
 #pragma unroll
-            for (int p = 0; p < FUSED_ROW_OUTPUTS; ++p)
-                target[p] = sum[p];
+            for (int q = 0; q < FUSED_ROW_OUTPUTS / 4; ++q) {
+                const float4 v =
+                    make_float4(sum[4 * q], sum[4 * q + 1], sum[4 * q + 2], sum[4 * q + 3]);
+                *(float4 *)(target + 4 * q) = v;
+                /* an even chunk also goes after the odd one: windows never wrap */
+                if (c % 2 == 0) *(float4 *)(target + 2 * CHUNK_ROWS * RING_PITCH + 4 * q) = v;
+            }
         }
         __syncthreads(); /* ring rows of chunk c are in; s_in[c % 2] is free */
         if (c + 2 < in_chunks)
-            request_chunk(chunk, in, pitch, width, height, first_row, first_col, span,
-                          needed_rows, c + 2);
+            request_chunk<LEAD>(chunk, in, pitch, width, height, first_row, first_col,
+                                needed_rows, c + 2);
         async_commit(); /* an empty group near the end keeps the count async_wait relies on */
         if (c == 0) continue;
-        /* output rows seg0 + o .. o + 15 read ring rows o .. o + 14 + mask_h */
+        /* output rows seg0 + o .. o + 15 read FUSED_COLUMN_OUTPUTS + MAX_H - 1 ring rows from
+         * `first` on, straight down (taps past mask_h weigh 0; their rows hold row-passed zeros
+         * or finite leftovers) */
         const int o = (c - 1) * CHUNK_ROWS + group * FUSED_COLUMN_OUTPUTS;
+        const int first = ((c - 1) % 2) * CHUNK_ROWS + group * FUSED_COLUMN_OUTPUTS;
         float total[FUSED_COLUMN_OUTPUTS];
 #pragma unroll
-        for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
-            total[q] = 0.0f;
-        for (int t = 0; t < terms; ++t) {
-            const float *source = ring + t * RING_FLOATS + col;
-            float window[FUSED_COLUMN_OUTPUTS + MAX_H - 1], sum[FUSED_COLUMN_OUTPUTS];
+        for (int t = 0; t < TERMS_PER_LAUNCH; ++t) {
+            if (t >= terms) break;
+            const float *source = ring + t * RING_FLOATS + first * RING_PITCH + col;
+            float sum[FUSED_COLUMN_OUTPUTS];
+            slide_groups<FUSED_COLUMN_OUTPUTS, MAX_H>(
+                weights.col[t], [&](int q, float *dst) {
 #pragma unroll
-            for (int k = 0; k < FUSED_COLUMN_OUTPUTS + MAX_H - 1; ++k)
-                if (k < FUSED_COLUMN_OUTPUTS + mask_h - 1)
-                    window[k] = source[((o + k) & (RING_ROWS - 1)) * RING_PITCH];
-            slide_weights<FUSED_COLUMN_OUTPUTS, MAX_H>(window, c_cols + (term0 + t) * TERM_STRIDE,
-                                                       mask_h, sum);
+                    for (int k = 0; k < 4; ++k)
+                        dst[k] = source[(4 * q + k) * RING_PITCH];
+                }, sum);
             /* the term's sum first, then added: the rounding the tolerance assumes */
 #pragma unroll
             for (int q = 0; q < FUSED_COLUMN_OUTPUTS; ++q)
-                total[q] += sum[q];
+                total[q] = t == 0 ? sum[q] : total[q] + sum[q];
         }
         const int x = x0 + col;
         if (x < width)
@@ -381,8 +437,8 @@ __global__ void __launch_bounds__(256, MAX_W <= 8 && MAX_H <= 8 ? 3 : 2)
 
 template <int MAX_W, int MAX_H>
 static void launch_fused(dim3 blocks, size_t shared_bytes, const float *d_in, float *d_out,
-                         size_t pitch, int width, int height, int mask_w, int mask_h, int term0,
-                         int terms, int accumulate) {
+                         size_t pitch, int width, int height, int mask_w, int mask_h, int terms,
+                         int accumulate, const struct fused_weights *weights) {
     static int configured; /* the most dynamic shared memory any launch may ask, once */
     if (!configured) {
         CUDA_CHECK(cudaFuncSetAttribute(fused_kernel<MAX_W, MAX_H>,
@@ -392,34 +448,35 @@ static void launch_fused(dim3 blocks, size_t shared_bytes, const float *d_in, fl
         configured = 1;
     }
     fused_kernel<MAX_W, MAX_H><<<blocks, 256, shared_bytes>>>(
-        d_in, d_out, pitch, width, height, mask_w, mask_h, term0, terms, accumulate);
+        d_in, d_out, pitch, width, height, mask_w, mask_h, terms, accumulate, *weights);
 }
 
 template <int MAX_W>
 static void launch_fused_for_width(dim3 blocks, size_t shared_bytes, const float *d_in,
                                    float *d_out, size_t pitch, int width, int height, int mask_w,
-                                   int mask_h, int term0, int terms, int accumulate) {
+                                   int mask_h, int terms, int accumulate,
+                                   const struct fused_weights *weights) {
     switch (window_bound(mask_h)) {
     case 4:
         launch_fused<MAX_W, 4>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
-                               mask_h, term0, terms, accumulate);
+                               mask_h, terms, accumulate, weights);
         break;
     case 8:
         launch_fused<MAX_W, 8>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
-                               mask_h, term0, terms, accumulate);
+                               mask_h, terms, accumulate, weights);
         break;
     case 16:
         launch_fused<MAX_W, 16>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
-                                mask_h, term0, terms, accumulate);
+                                mask_h, terms, accumulate, weights);
         break;
     default:
         launch_fused<MAX_W, 32>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
-                                mask_h, term0, terms, accumulate);
+                                mask_h, terms, accumulate, weights);
     }
 }
 
 void fused_set_mask(const float *h_mask, int mask_w, int mask_h) {
-    upload_factors(separable_plan(h_mask, mask_w, mask_h));
+    separable_plan(h_mask, mask_w, mask_h);
 }
 
 /* Up to TERMS_PER_LAUNCH terms per launch (their rings fill shared memory); a mask of higher
@@ -431,6 +488,9 @@ void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int 
     if (!plan.valid || f->mask_w != mask_w || f->mask_h != mask_h || width < 1 || height < 1)
         wb_die(WB_EXIT_USAGE, "fused_launch: bad arguments %dx%d, mask %dx%d (set: %s)", width,
                height, mask_w, mask_h, plan.valid ? "another size" : "none");
+    /* the float4 copies need 16-byte aligned rows; cudaMallocPitch gives far more */
+    if (pitch % 16 || (size_t)d_in % 16)
+        wb_die(WB_EXIT_USAGE, "fused_launch: rows must be 16-byte aligned (pitch %zu)", pitch);
     const dim3 blocks((width + STRIP_COLS - 1) / STRIP_COLS,
                       (height + SEGMENT_ROWS - 1) / SEGMENT_ROWS);
     const int terms = pass_terms(f);
@@ -438,22 +498,31 @@ void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int 
         const int count = terms - term0 < TERMS_PER_LAUNCH ? terms - term0 : TERMS_PER_LAUNCH;
         const size_t shared_bytes = (IN_FLOATS + (size_t)count * RING_FLOATS) * sizeof(float);
         const int accumulate = term0 > 0;
+        struct fused_weights weights;
+        memset(&weights, 0, sizeof weights);
+        const int shift = fused_lead(window_bound(mask_w)) - mask_w / 2;
+        for (int t = 0; t < count && term0 + t < f->rank; ++t) {
+            for (int j = 0; j < mask_w; ++j)
+                weights.row[t][shift + j] = f->row[term0 + t][j];
+            for (int i = 0; i < mask_h; ++i)
+                weights.col[t][i] = f->col[term0 + t][i];
+        }
         switch (window_bound(mask_w)) {
         case 4:
             launch_fused_for_width<4>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
-                                      mask_w, mask_h, term0, count, accumulate);
+                                      mask_w, mask_h, count, accumulate, &weights);
             break;
         case 8:
             launch_fused_for_width<8>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
-                                      mask_w, mask_h, term0, count, accumulate);
+                                      mask_w, mask_h, count, accumulate, &weights);
             break;
         case 16:
             launch_fused_for_width<16>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
-                                       mask_w, mask_h, term0, count, accumulate);
+                                       mask_w, mask_h, count, accumulate, &weights);
             break;
         default:
             launch_fused_for_width<32>(blocks, shared_bytes, d_in, d_out, pitch, width, height,
-                                       mask_w, mask_h, term0, count, accumulate);
+                                       mask_w, mask_h, count, accumulate, &weights);
         }
         CUDA_CHECK(cudaGetLastError());
     }
@@ -472,8 +541,9 @@ void chosen_configure(enum separable_path forced, const struct conv2d_variant *d
 }
 
 /* Chapter 06's tuned kernel where it has variants for the size and the mask is under
- * DIRECT_LARGE_MIN_SIDE (it beat direct_large at 9x9, 15x15 and 21x21 on the H100), direct_large
- * elsewhere (faster at 31x31; chapter 06 falls back to a naive kernel for sizes it lacks). */
+ * DIRECT_LARGE_MIN_SIDE (it beat direct_large at 9x9 and 15x15 on the H100), direct_large
+ * elsewhere (faster at 21x21 and 31x31; chapter 06 falls back to a naive kernel for sizes it
+ * lacks). */
 static int use_direct_large(int mask_w, int mask_h) {
     return !prefetch_has_variants(mask_w, mask_h) || mask_w >= DIRECT_LARGE_MIN_SIDE ||
            mask_h >= DIRECT_LARGE_MIN_SIDE;

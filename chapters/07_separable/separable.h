@@ -75,8 +75,9 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
                          int mask_w, int mask_h, int block);
 /* On the direct path, masks with a side of at least this many taps, and sizes chapter 06 has
  * no variant for, take direct_large; the others chapter 06's tuned kernel (measured on the
- * H100: faster at 9x9 to 21x21, slower at 31x31). */
-#define DIRECT_LARGE_MIN_SIDE 26
+ * H100: chapter 06 faster at 9x9 and 15x15, direct_large at 21x21 and 31x31; 18 splits the
+ * gap, the sizes between were not measured). */
+#define DIRECT_LARGE_MIN_SIDE 18
 
 /* NPP's row and column filters, two passes through a temporary image, for masks of rank 1
  * (only where the CUDA Toolkit has NPP: WB_HAVE_NPP). refuses: higher ranks (it reads the
