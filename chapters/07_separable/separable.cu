@@ -191,7 +191,8 @@ static void column_pass_taps(const float *d_tmp, float *d_out, size_t pitch, int
 void column_pass_launch(const float *d_tmp, float *d_out, size_t pitch, int width, int height,
                         int mask_h, int term, int accumulate) {
     if (width < 1 || height < 1 || mask_h < 1 || mask_h > MAX_SIDE || term < 0 ||
-        term >= MAX_SIDE || !plan.valid || mask_h != plan.mask_h || term >= pass_terms(&plan.factors))
+        term >= MAX_SIDE || !plan.valid || mask_h != plan.mask_h ||
+        term >= pass_terms(&plan.factors))
         wb_die(WB_EXIT_USAGE, "column_pass_launch: bad arguments %dx%d, mask height %d, term %d",
                width, height, mask_h, term);
     if ((height + MARCH_ROWS - 1) / MARCH_ROWS > 65535)
@@ -201,10 +202,17 @@ void column_pass_launch(const float *d_tmp, float *d_out, size_t pitch, int widt
         for (int i = 0; i < mask_h; ++i)
             weights.w[i] = plan.factors.col[term][i];
     switch (window_bound(mask_h)) {
-    case 4: column_pass_taps<4>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate); break;
-    case 8: column_pass_taps<8>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate); break;
-    case 16: column_pass_taps<16>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate); break;
-    default: column_pass_taps<32>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate);
+    case 4:
+        column_pass_taps<4>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate);
+        break;
+    case 8:
+        column_pass_taps<8>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate);
+        break;
+    case 16:
+        column_pass_taps<16>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate);
+        break;
+    default:
+        column_pass_taps<32>(d_tmp, d_out, pitch, width, height, mask_h, &weights, accumulate);
     }
     CUDA_CHECK(cudaGetLastError());
 }
@@ -281,7 +289,7 @@ enum {
     STRIP_COLS = 128,
     CHUNK_ROWS = 32,
     SEGMENT_ROWS = 256,
-    RING_ROWS = 3 * CHUNK_ROWS,          /* chunks c - 1 and c, chunk 0's slot again after both */
+    RING_ROWS = 3 * CHUNK_ROWS,          /* slots 0 and 1, then slot 0 again (even chunks) */
     FUSED_ROW_OUTPUTS = 16,              /* 8 warps x 16 = STRIP_COLS */
     FUSED_COLUMN_OUTPUTS = 16,           /* 2 groups x 16 = CHUNK_ROWS */
     IN_PITCH = STRIP_COLS + 36,          /* 164: room for the float4 windows, 4 modulo 32 */
