@@ -454,6 +454,166 @@ def fig_roofline(plt, sweeps, device):
                  f"in common/devinfo.c)." + compute)
 
 
+# ---- chapter 07: separable, low-rank and large masks (the issue's 8192 x 8192 image) ---------
+KERNELS_7 = ["ch07 fused", "ch07 two-pass", "ch07 chosen", "ch07 direct", "ch06 tuned",
+             "NPP separable", "NPP filter", "cuFFT"]
+TARGETS_7 = {"ch07 fused": 70, "ch07 two-pass": 40}  # % of copy, issue 14, separable masks
+FMA_TARGET_7 = 75  # % of the FP32 FMA peak, full-rank masks 15x15 to 31x31
+
+
+def mask_kind(r):
+    """'gaussian' from the programs' mask name 'gaussian 15x15'."""
+    return str(r.get("mask", "")).split(" ")[0]
+
+
+def by_side(records, variant, key):
+    """{mask side: median of key(r)} over square masks, for one kernel."""
+    found = {}
+    for r in records:
+        if r["variant"] == variant and r["mask_width"] == r["mask_height"]:
+            found.setdefault(r["mask_width"], []).append(key(r))
+    return {side: median(v) for side, v in sorted(found.items())}
+
+
+def fig_7_separable(plt, sweeps, device):
+    records = timed(sweeps.get("7_separable", []))
+    kinds = [k for k in ("gaussian", "box", "rank1") if any(mask_kind(r) == k for r in records)]
+    if not kinds:
+        return None
+    main = [r for r in records if mask_kind(r) == kinds[0]]
+    kernels = [k for k in KERNELS_7 if k not in ("ch07 chosen", "ch07 direct")
+               and any(r["variant"] == k for r in main)]
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+    series = {k: by_side(main, k, lambda r: r["pct_of_copy"]) for k in kernels}
+    for k in kernels:
+        line, = axes[0].plot(list(series[k]), list(series[k].values()), marker="o", ms=3, label=k)
+        if k in TARGETS_7:
+            axes[0].axhline(TARGETS_7[k], color=line.get_color(), ls=":", lw=1)
+    axes[0].set_ylim(bottom=0)
+    axes[0].set_xlabel("mask side (a side x side mask)")
+    axes[0].set_ylabel("% of device-to-device copy bandwidth")
+    r0 = main[0]
+    axes[0].set_title(f"{kinds[0]} masks, {r0['width']}x{r0['height']} (dotted: the targets)",
+                      fontsize=10)
+    axes[0].legend(fontsize=7)
+    markers = {"gaussian": "o", "box": "s", "rank1": "^"}
+    for kind in kinds:
+        mine = [r for r in records if mask_kind(r) == kind]
+        for k, style in (("ch07 fused", "-"), ("ch07 two-pass", "--")):
+            points = by_side(mine, k, lambda r: r["pct_of_copy"])
+            if points:
+                axes[1].plot(list(points), list(points.values()), marker=markers[kind], ms=4,
+                             ls=style, label=f"{k}, {kind}")
+    axes[1].set_ylim(bottom=0)
+    axes[1].set_xlabel("mask side")
+    axes[1].set_ylabel("% of copy bandwidth")
+    axes[1].set_title("The same kernels on every rank-1 mask kind", fontsize=10)
+    axes[1].legend(fontsize=7)
+    fig.suptitle("Chapter 07, separable masks: row and column passes against the baselines")
+    said = []
+    for k, target in TARGETS_7.items():
+        if series.get(k):
+            worst = min(series[k], key=series[k].get)
+            said.append(f"{k} from {series[k][worst]:.0f}% of copy (at {worst}x{worst}) to "
+                        f"{max(series[k].values()):.0f}% (target {target}%)")
+    npp = series.get("NPP separable", {})
+    fused = series.get("ch07 fused", {})
+    common = [s for s in fused if s in npp]
+    if common:
+        ahead = [s for s in common if fused[s] > npp[s]]
+        said.append(f"the fused kernel is ahead of NPP's separable filters at {len(ahead)} of "
+                    f"{len(common)} sizes")
+    spread = []  # how far apart the kinds sit at one side: the passes' work ignores the weights
+    for side in {r["mask_width"] for r in records}:
+        at = [median([r["pct_of_copy"] for r in records if r["variant"] == "ch07 fused"
+                      and mask_kind(r) == kind and r["mask_width"] == side]) for kind in kinds]
+        at = [v for v in at if not math.isnan(v)]
+        if len(at) > 1:
+            spread.append(max(at) - min(at))
+    if spread:
+        said.append(f"across {', '.join(kinds)} masks of one side the fused kernel's share of "
+                    f"copy differs by at most {max(spread):.1f} points")
+    return fig, f"On {kinds[0]} masks: " + "; ".join(said) + "."
+
+
+def fig_7_full_rank(plt, sweeps, device):
+    peak = device.get("fma_peak_per_s")
+    records = [r for r in timed(sweeps.get("7_full_rank", [])) if mask_kind(r) == "random"]
+    kernels = [k for k in ("ch07 direct", "ch06 tuned", "ch07 chosen", "NPP filter", "cuFFT")
+               if any(r["variant"] == k for r in records)]
+    if not peak or not kernels:
+        return None
+    # Every kernel on the same axis: the direct sum's multiply-adds over its time. For cuFFT,
+    # which does other work, this is the rate a direct kernel needs to tie with it.
+    series = {k: by_side(records, k, lambda r: 100 * fma_count(r) / (r["median_ms"] * 1e-3) / peak)
+              for k in kernels}
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for k in kernels:
+        label = "cuFFT (a direct kernel's rate to tie)" if k == "cuFFT" else k
+        ax.plot(list(series[k]), list(series[k].values()), marker="o", ms=4,
+                ls="--" if k == "cuFFT" else "-", label=label)
+    ax.axhline(FMA_TARGET_7, color="black", ls=":", lw=1, label=f"target {FMA_TARGET_7}%")
+    ax.axhline(100, color="grey", ls="--", lw=1)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("mask side (a random full-rank side x side mask)")
+    ax.set_ylabel("% of the FP32 FMA peak (direct multiply-adds / time)")
+    r0 = records[0]
+    ax.set_title(f"Chapter 07, full-rank masks, {r0['width']}x{r0['height']}: against the compute roof")
+    ax.legend(fontsize=7)
+    best = {}
+    for k in kernels:
+        if k != "cuFFT":
+            for side, pct in series[k].items():
+                if pct > best.get(side, (0, ""))[0]:
+                    best[side] = (pct, k)
+    said = ", ".join(f"{s}x{s} {p:.0f}% ({k})" for s, (p, k) in sorted(best.items()))
+    fft = series.get("cuFFT", {})
+    beaten = [s for s in best if s in fft and best[s][0] > fft[s]]
+    sentence = (f"Peak {peak / 1e12:.1f} T multiply-adds/s. The best direct kernel per size: {said}.")
+    if fft:
+        sentence += (f" A direct kernel beats cuFFT at {len(beaten)} of "
+                     f"{len([s for s in best if s in fft])} sizes measured.")
+    return fig, sentence
+
+
+def fig_7_low_rank(plt, sweeps, device):
+    records = timed(sweeps.get("7_low_rank", []))
+    groups = sorted({(mask_kind(r), r["mask_width"], r["mask_height"]) for r in records})
+    kernels = [k for k in ("ch07 chosen", "ch07 fused", "ch07 two-pass", "ch07 direct",
+                           "ch06 tuned", "NPP filter", "cuFFT")
+               if any(r["variant"] == k for r in records)]
+    if not groups or not kernels:
+        return None
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    bar = 0.8 / len(kernels)
+    said = []
+    for i, k in enumerate(kernels):
+        times = []
+        for kind, mw, mh in groups:
+            found = [r["median_ms"] for r in records if r["variant"] == k and mask_kind(r) == kind
+                     and (r["mask_width"], r["mask_height"]) == (mw, mh)]
+            times.append(median(found) if found else 0.0)
+        positions = [g + (i - (len(kernels) - 1) / 2) * bar for g in range(len(groups))]
+        ax.bar(positions, times, bar, label=k)
+    for kind, mw, mh in groups:
+        at = {k: median([r["median_ms"] for r in records if r["variant"] == k
+                         and mask_kind(r) == kind and (r["mask_width"], r["mask_height"]) == (mw, mh)])
+              for k in ("ch07 chosen", "ch07 direct")}
+        if not any(math.isnan(v) for v in at.values()):
+            said.append(f"{kind} {mw}x{mh}: {at['ch07 chosen']:.3f} ms against "
+                        f"{at['ch07 direct']:.3f} ms direct")
+    log_axis(ax)
+    ax.set_xticks(range(len(groups)), [f"{k} {w}x{h}" for k, w, h in groups], fontsize=8)
+    ax.set_xlabel("mask (rank and size)")
+    ax.set_ylabel("median time (ms, log scale)")
+    r0 = records[0]
+    ax.set_title(f"Chapter 07, low-rank masks, {r0['width']}x{r0['height']}: "
+                 f"r separable passes against the direct sum")
+    ax.legend(fontsize=7, ncol=2)
+    return fig, ("The path auto chooses runs one pair of passes per term of the rank: "
+                 + ("; ".join(said) if said else "no direct kernel was timed beside it") + ".")
+
+
 FIGURES = [
     ("fig_1d_progression", fig_1d_progression),
     ("fig_1d_widths", fig_1d_widths),
@@ -464,6 +624,9 @@ FIGURES = [
     ("fig_2d_masks", fig_2d_masks),
     ("fig_tuner", fig_tuner),
     ("fig_roofline", fig_roofline),
+    ("fig_7_separable", fig_7_separable),
+    ("fig_7_full_rank", fig_7_full_rank),
+    ("fig_7_low_rank", fig_7_low_rank),
 ]
 
 

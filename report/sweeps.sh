@@ -4,10 +4,11 @@
 #   sh report/sweeps.sh ROOT OUT_DIR [full|quick]        (the Makefile runs it; quick: small sizes)
 #   sh report/sweeps.sh ROOT - [full|quick] --list       the steps' command lines, one per line
 #
-# Runs the built chapter programs with --bench --json (chapter 06 also with --tune --json) and
-# writes OUT_DIR/raw/SWEEP.jsonl, one file per sweep (the programs' own JSON lines, unchanged),
-# OUT_DIR/raw/device.json (build/devinfo: the numbers behind the FP32 roof), OUT_DIR/raw/meta.json
-# (date, commit, host) and each step's human output in OUT_DIR/logs/. A step whose kernels fail
+# Runs the built chapter programs (04 to 07) with --bench --json (chapter 06 also with --tune
+# --json; its tuning serves chapter 07's runs after it) and writes OUT_DIR/raw/SWEEP.jsonl, one
+# file per sweep (the programs' own JSON lines, unchanged), OUT_DIR/raw/device.json
+# (build/devinfo: the numbers behind the FP32 roof), OUT_DIR/raw/meta.json (date, commit, host)
+# and each step's human output in OUT_DIR/logs/. A step whose kernels fail
 # verification is listed in OUT_DIR/raw/failed.txt and the sweep goes on; a step that exits 2 (a
 # bad command line: a bug here) stops it. report/plot.py turns the files into the report.
 root=$1 out=$2 scale=${3:-full}
@@ -20,7 +21,7 @@ die() { # CODE MESSAGE: 2 bad usage, 77 no GPU, 1 anything else (the workbook's 
 case $scale in full | quick) ;; *) die 2 "scale '$scale' is neither full nor quick" ;; esac
 case $list in '' | --list) ;; *) die 2 "unexpected argument '$list' (only --list)" ;; esac
 b="$root/build"
-for program in devinfo ch04_cached_tiling ch05_tiled_2d ch06_register_prefetch; do
+for program in devinfo ch04_cached_tiling ch05_tiled_2d ch06_register_prefetch ch07_separable; do
     [ -x "$b/$program" ] || die 2 "$b/$program is not built (run make first)"
 done
 
@@ -28,8 +29,10 @@ done
 if [ "$scale" = full ]; then
     n1d=16777216 square=4096x4096 sizes=256x256,512x512,1024x1024,2048x2048,4096x4096,8192x8192,16384x16384
     widths=1,2,3,5,7,9,11,15,17,21,25,31,33,41,49,57,63 blocks="5 6 8 10 12 16 20 24 28 32"
+    large=8192x8192 sides=3,5,7,9,11,15,21,25,31 few_sides=3,7,15,31 full_rank=9,15,21,31
 else
     n1d=1048576 square=512x512 sizes=256x256,512x512,1024x1024 widths=1,3,5,31,63 blocks="5 16 32"
+    large=1024x1024 sides=3,15,31 few_sides=3,31 full_rank=15,31
 fi
 steps=$(mktemp)
 trap 'rm -f "$steps"' EXIT
@@ -43,6 +46,15 @@ trap 'rm -f "$steps"' EXIT
     printf '2d_masks\t25\tch06_register_prefetch --bench --size %s --mask-width 1:31\n' $square
     printf '2d_masks_ch05\t8\tch05_tiled_2d --bench --size %s --mask-width 1:15\n' $square
     printf 'tuner\t15\tch06_register_prefetch --tune --size %s\n' $square
+    # chapter 07 at the issue's size: separable masks, low rank, full rank against the FMA roof
+    printf '7_separable\t20\tch07_separable --bench --size %s --mask gaussian --mask-width %s\n' $large $sides
+    for kind in box rank1; do
+        printf '7_separable\t8\tch07_separable --bench --size %s --mask %s --mask-width %s\n' $large $kind $few_sides
+    done
+    for kind in rank2 rank3; do
+        printf '7_low_rank\t8\tch07_separable --bench --size %s --mask %s --mask-width 15,31\n' $large $kind
+    done
+    printf '7_full_rank\t20\tch07_separable --bench --size %s --mask random --mask-width %s\n' $large $full_rank
 } >"$steps"
 if [ -n "$list" ]; then # what tests/report_cli.sh feeds to the programs
     cut -f3 "$steps" | sed "s|^|$b/|; s|\$| --json|"

@@ -87,6 +87,27 @@ def main():
                     rng, f"{path} {shape}", 4096 * 4096, m * m, 8.0 * 4096 * 4096, rng.uniform(0.3, 0.95),
                     rng.uniform(0.1, 0.7), width=4096, height=4096, planes=1, mask_width=m, mask_height=m,
                     block=32))
+    # Chapter 07: separable kinds, low rank, full rank; the passes cost rank x (w + h) taps.
+    big = 8192 * 8192
+    kernels_7 = (("ch07 fused", 0.8, 0.6), ("ch07 two-pass", 0.4, 0.5), ("ch07 chosen", 0.8, 0.6),
+                 ("ch07 direct", 0.85, 0.7), ("ch06 tuned", 0.9, 0.6), ("NPP separable", 0.5, 0.3),
+                 ("NPP filter", 0.7, 0.2), ("cuFFT", 0.25, 1.0), ("naive global", 0.4, 0.05))
+    steps_7 = [("7_separable", kind, m) for kind, sides in (("gaussian", (3, 5, 7, 9, 15, 21, 31)),
+                                                             ("box", (3, 15, 31)), ("rank1", (3, 15, 31)))
+               for m in sides]
+    steps_7 += [("7_low_rank", kind, m) for kind in ("rank2", "rank3") for m in (15, 31)]
+    steps_7 += [("7_full_rank", "random", m) for m in (9, 15, 21, 31)]
+    for sweep, kind, m in steps_7:
+        rank = {"rank2": 2, "rank3": 3, "random": m}.get(kind, 1)
+        for k, eff, comp in kernels_7:
+            if k == "NPP separable" and rank > 1:
+                continue
+            taps = {"cuFFT": 12}.get(k, m * m)
+            if k in ("ch07 fused", "ch07 two-pass") or (k == "ch07 chosen" and rank < m / 2):
+                taps = rank * 2 * m
+            sweeps.setdefault(sweep, []).append(record(
+                rng, k, big, taps, 8.0 * big, eff, comp, mask=f"{kind} {m}x{m}", width=8192,
+                height=8192, planes=1, mask_width=m, mask_height=m, block=32))
     for name, records in sweeps.items():
         with open(os.path.join(raw, name + ".jsonl"), "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in records)
