@@ -85,11 +85,17 @@ const char *separable_path_refuses(enum separable_path path, const float *mask, 
     return NULL;
 }
 
+/* Small masks: memory binds every path, and chapter 06's single pass moves the image with no
+ * shared-memory round trip (see DIRECT_SMALL_TAPS). */
+static int small_direct_wins(int mask_w, int mask_h) {
+    return mask_w * mask_h <= DIRECT_SMALL_TAPS && prefetch_has_variants(mask_w, mask_h);
+}
+
 enum separable_path separable_path_for(enum separable_path forced, const float *mask, int mask_w,
                                        int mask_h) {
     if (forced != SEPARABLE_AUTO) return forced;
     const struct mask_factors *f = separable_plan(mask, mask_w, mask_h);
-    if (!lowrank_pays(f)) return SEPARABLE_DIRECT;
+    if (!lowrank_pays(f) || small_direct_wins(mask_w, mask_h)) return SEPARABLE_DIRECT;
     return f->rank == 1 ? SEPARABLE_RANK1 : SEPARABLE_LOWRANK;
 }
 
@@ -100,8 +106,9 @@ void separable_describe(enum separable_path forced, const float *mask, int mask_
     int direct = mask_w * mask_h, passes = pass_terms(f) * (mask_w + mask_h);
     if (path == SEPARABLE_DIRECT)
         snprintf(line, size, "rank %d, path direct%s: %d multiply-adds per output (%d x (%d + %d) "
-                 "= %d through separable passes)", f->rank, forced ? " (forced)" : "", direct,
-                 pass_terms(f), mask_w, mask_h, passes);
+                 "= %d through separable passes%s)", f->rank, forced ? " (forced)" : "", direct,
+                 pass_terms(f), mask_w, mask_h, passes,
+                 !forced && passes < direct ? "; a small mask: memory binds, one pass wins" : "");
     else
         snprintf(line, size, "rank %d, path %s%s: %d x (%d + %d) = %d multiply-adds per output "
                  "(%d direct)", f->rank, separable_path_names[path], forced ? " (forced)" : "",

@@ -42,7 +42,8 @@ const struct mask_factors *separable_last_plan(void);
 const char *separable_path_refuses(enum separable_path path, const float *mask, int mask_w,
                                    int mask_h);
 /* The path a run takes: `forced` unless it is SEPARABLE_AUTO, else separable passes (rank 1,
- * or low rank) when they cost fewer multiply-adds than the direct sum, else direct. */
+ * or low rank) when they cost fewer multiply-adds than the direct sum, else direct; and direct
+ * for masks of at most DIRECT_SMALL_TAPS taps that chapter 06 has variants for. */
 enum separable_path separable_path_for(enum separable_path forced, const float *mask, int mask_w,
                                        int mask_h);
 /* One line for the report: "rank 1, path separable: 2 x 9 multiply-adds per output, not 81". */
@@ -78,6 +79,10 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
  * H100: chapter 06 faster at 9x9 and 15x15, direct_large at 21x21 and 31x31; 18 splits the
  * gap, the sizes between were not measured). */
 #define DIRECT_LARGE_MIN_SIDE 18
+/* Up to this many taps memory binds both paths, and auto takes chapter 06's single pass over
+ * the fused kernel's shared-memory round trip (measured on the H100, Gaussian, 8192 x 8192, % of
+ * copy: 3x3 98 against 90, 5x5 96 against 89, 7x7 85 against 89). */
+#define DIRECT_SMALL_TAPS 25
 
 /* NPP's row and column filters, two passes through a temporary image, for masks of rank 1
  * (only where the CUDA Toolkit has NPP: WB_HAVE_NPP). refuses: higher ranks (it reads the
