@@ -55,7 +55,9 @@ battery() {
         --size 1x1,1x300,300x1,33x31,1000x777 --mask-width "1:$max_side"
     add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check $own --size 1000x777,37x1,1x37 \
         --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
-    heavy 50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check $own --size 8192x8192 \
+    # the CPU reference of a 31x31 mask on 8192x8192 is the long part: those start earlier
+    standard_cost=$((max_side > 16 ? 70 : 50))
+    heavy $standard_cost "ch${nn}_${kind}_standard" "$labels" "$binary" --check $own --size 8192x8192 \
         --mask-width "3,4,7,$max_side"
     for block in $block_min 8 15 16 17 $block_max; do
         widths="1:$max_side"
