@@ -455,8 +455,7 @@ def fig_roofline(plt, sweeps, device):
 
 
 # ---- chapter 07: separable, low-rank and large masks (the issue's 8192 x 8192 image) ---------
-KERNELS_7 = ["ch07 fused", "ch07 two-pass", "ch07 chosen", "ch07 direct", "ch06 tuned",
-             "NPP separable", "NPP filter", "cuFFT"]
+SEPARABLE_7 = ["ch07 fused", "ch07 two-pass", "ch06 tuned", "NPP separable", "NPP filter", "cuFFT"]
 TARGETS_7 = {"ch07 fused": 70, "ch07 two-pass": 40}  # % of copy, issue 14, separable masks
 FMA_TARGET_7 = 75  # % of the FP32 FMA peak, full-rank masks 15x15 to 31x31
 
@@ -481,10 +480,12 @@ def fig_7_separable(plt, sweeps, device):
     if not kinds:
         return None
     main = [r for r in records if mask_kind(r) == kinds[0]]
-    kernels = [k for k in KERNELS_7 if k not in ("ch07 chosen", "ch07 direct")
-               and any(r["variant"] == k for r in main)]
+    kernels = [k for k in SEPARABLE_7 if any(r["variant"] == k for r in main)]
+    pct = lambda r: r["pct_of_copy"]
+    series = {k: by_side(main, k, pct) for k in kernels}
+    per_kind = {(kind, k): by_side([r for r in records if mask_kind(r) == kind], k, pct)
+                for kind in kinds for k in TARGETS_7}
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), gridspec_kw={"width_ratios": [3, 2]})
-    series = {k: by_side(main, k, lambda r: r["pct_of_copy"]) for k in kernels}
     for k in kernels:
         line, = axes[0].plot(list(series[k]), list(series[k].values()), marker="o", ms=3, label=k)
         if k in TARGETS_7:
@@ -497,13 +498,10 @@ def fig_7_separable(plt, sweeps, device):
                       fontsize=10)
     axes[0].legend(fontsize=7)
     markers = {"gaussian": "o", "box": "s", "rank1": "^"}
-    for kind in kinds:
-        mine = [r for r in records if mask_kind(r) == kind]
-        for k, style in (("ch07 fused", "-"), ("ch07 two-pass", "--")):
-            points = by_side(mine, k, lambda r: r["pct_of_copy"])
-            if points:
-                axes[1].plot(list(points), list(points.values()), marker=markers[kind], ms=4,
-                             ls=style, label=f"{k}, {kind}")
+    for (kind, k), points in per_kind.items():
+        if points:
+            axes[1].plot(list(points), list(points.values()), marker=markers[kind], ms=4,
+                         ls="-" if k == "ch07 fused" else "--", label=f"{k}, {kind}")
     axes[1].set_ylim(bottom=0)
     axes[1].set_xlabel("mask side")
     axes[1].set_ylabel("% of copy bandwidth")
@@ -523,14 +521,11 @@ def fig_7_separable(plt, sweeps, device):
         ahead = [s for s in common if fused[s] > npp[s]]
         said.append(f"the fused kernel is ahead of NPP's separable filters at {len(ahead)} of "
                     f"{len(common)} sizes")
-    spread = []  # how far apart the kinds sit at one side: the passes' work ignores the weights
-    for side in {r["mask_width"] for r in records}:
-        at = [median([r["pct_of_copy"] for r in records if r["variant"] == "ch07 fused"
-                      and mask_kind(r) == kind and r["mask_width"] == side]) for kind in kinds]
-        at = [v for v in at if not math.isnan(v)]
-        if len(at) > 1:
-            spread.append(max(at) - min(at))
-    if spread:
+    # how far apart the kinds sit at one side: the passes' work does not depend on the weights
+    fused = [per_kind[(kind, "ch07 fused")] for kind in kinds]
+    spread = [max(f[side] for f in fused) - min(f[side] for f in fused)
+              for side in fused[0] if all(side in f for f in fused)]
+    if len(kinds) > 1 and spread:
         said.append(f"across {', '.join(kinds)} masks of one side the fused kernel's share of "
                     f"copy differs by at most {max(spread):.1f} points")
     return fig, f"On {kinds[0]} masks: " + "; ".join(said) + "."
@@ -584,24 +579,19 @@ def fig_7_low_rank(plt, sweeps, device):
                if any(r["variant"] == k for r in records)]
     if not groups or not kernels:
         return None
+    times = {}  # (kernel, mask): median ms
+    for r in records:
+        mask = (mask_kind(r), r["mask_width"], r["mask_height"])
+        times.setdefault((r["variant"], mask), []).append(r["median_ms"])
+    times = {key: median(v) for key, v in times.items()}
     fig, ax = plt.subplots(figsize=(9, 4.8))
     bar = 0.8 / len(kernels)
-    said = []
     for i, k in enumerate(kernels):
-        times = []
-        for kind, mw, mh in groups:
-            found = [r["median_ms"] for r in records if r["variant"] == k and mask_kind(r) == kind
-                     and (r["mask_width"], r["mask_height"]) == (mw, mh)]
-            times.append(median(found) if found else 0.0)
         positions = [g + (i - (len(kernels) - 1) / 2) * bar for g in range(len(groups))]
-        ax.bar(positions, times, bar, label=k)
-    for kind, mw, mh in groups:
-        at = {k: median([r["median_ms"] for r in records if r["variant"] == k
-                         and mask_kind(r) == kind and (r["mask_width"], r["mask_height"]) == (mw, mh)])
-              for k in ("ch07 chosen", "ch07 direct")}
-        if not any(math.isnan(v) for v in at.values()):
-            said.append(f"{kind} {mw}x{mh}: {at['ch07 chosen']:.3f} ms against "
-                        f"{at['ch07 direct']:.3f} ms direct")
+        ax.bar(positions, [times.get((k, group), 0.0) for group in groups], bar, label=k)
+    said = [f"{kind} {mw}x{mh}: {times[('ch07 chosen', (kind, mw, mh))]:.3f} ms against "
+            f"{times[('ch07 direct', (kind, mw, mh))]:.3f} ms direct" for kind, mw, mh in groups
+            if ("ch07 chosen", (kind, mw, mh)) in times and ("ch07 direct", (kind, mw, mh)) in times]
     log_axis(ax)
     ax.set_xticks(range(len(groups)), [f"{k} {w}x{h}" for k, w, h in groups], fontsize=8)
     ax.set_xlabel("mask (rank and size)")
@@ -610,7 +600,7 @@ def fig_7_low_rank(plt, sweeps, device):
     ax.set_title(f"Chapter 07, low-rank masks, {r0['width']}x{r0['height']}: "
                  f"r separable passes against the direct sum")
     ax.legend(fontsize=7, ncol=2)
-    return fig, ("The path auto chooses runs one pair of passes per term of the rank: "
+    return fig, ("The path auto chooses against the direct sum: "
                  + ("; ".join(said) if said else "no direct kernel was timed beside it") + ".")
 
 

@@ -8,9 +8,9 @@
 # --json; its tuning serves chapter 07's runs after it) and writes OUT_DIR/raw/SWEEP.jsonl, one
 # file per sweep (the programs' own JSON lines, unchanged), OUT_DIR/raw/device.json
 # (build/devinfo: the numbers behind the FP32 roof), OUT_DIR/raw/meta.json (date, commit, host)
-# and each step's human output in OUT_DIR/logs/. A step whose kernels fail
-# verification is listed in OUT_DIR/raw/failed.txt and the sweep goes on; a step that exits 2 (a
-# bad command line: a bug here) stops it. report/plot.py turns the files into the report.
+# and each step's human output in OUT_DIR/logs/. A step whose kernels fail verification is
+# listed in OUT_DIR/raw/failed.txt and the sweep goes on; a step that exits 2 (a bad command
+# line: a bug here) stops it. report/plot.py turns the files into the report.
 root=$1 out=$2 scale=${3:-full}
 list=$4
 die() { # CODE MESSAGE: 2 bad usage, 77 no GPU, 1 anything else (the workbook's exit codes)
