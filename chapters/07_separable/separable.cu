@@ -297,7 +297,8 @@ void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *
  * ring (an even chunk is stored twice, so no window wraps: no address arithmetic per load).
  * Measured on the H100, Gaussian 31x31: 33% of copy with scalar copies and loads, run-time tap
  * tests and weights indexed in constant memory; 55% with the weights as parameters and float4
- * windows; 66% with float4 copies too. */
+ * windows; 66% with float4 copies too; 69% with each thread's copy addresses worked out once
+ * (chunk_copier). */
 enum {
     STRIP_COLS = 128,
     CHUNK_ROWS = 32,
@@ -349,25 +350,50 @@ __host__ __device__ constexpr int fused_lead(int max_w) {
     return max_w / 2 < 4 ? 4 : max_w / 2;
 }
 
-/* Input chunk `chunk` of the strip (image rows first_row + chunk * CHUNK_ROWS ...) into `s`,
- * float4 by float4, zeros outside the image and below the rows the segment reads (a zero weight
- * must meet a finite input). */
+/* A thread's share of copying the strip's input chunks into shared memory, chunk after chunk:
+ * where each of its float4s comes from is worked out once, and each chunk moves the rows down
+ * (the address arithmetic was a tenth of the kernel's instructions when redone per chunk).
+ * Zeros outside the image and below the rows the segment reads (a zero weight must meet a
+ * finite input). */
 template <int LEAD>
-__device__ __forceinline__ void request_chunk(float *s, const float *in, size_t pitch, int width,
-                                              int height, int first_row, int first_col,
-                                              int needed_rows, int chunk) {
-    constexpr int ROW_FLOAT4S = (STRIP_COLS + 2 * LEAD) / 4;
-    constexpr int COPIES = (CHUNK_ROWS * ROW_FLOAT4S + 255) / 256;
+struct chunk_copier {
+    static constexpr int ROW_FLOAT4S = (STRIP_COLS + 2 * LEAD) / 4;
+    static constexpr int COPIES = (CHUNK_ROWS * ROW_FLOAT4S + 255) / 256;
+    const float *image;         /* a valid address for the copies that read nothing */
+    const char *source[COPIES]; /* the float4 in the next chunk's row */
+    int row[COPIES];            /* that row of the image */
+    int count[COPIES];          /* floats of the float4 inside the image's width, 0 to 4 */
+    int target[COPIES];         /* its place in a chunk of shared memory */
+    int row_end;                /* the rows from here on are past the image or the segment */
+    size_t chunk_bytes;
+
+    __device__ __forceinline__ chunk_copier(const float *in, size_t pitch, int width, int height,
+                                            int first_row, int first_col, int needed_rows)
+        : image(in), row_end(min(height, first_row + needed_rows)), chunk_bytes(CHUNK_ROWS * pitch) {
 #pragma unroll
-    for (int i = 0; i < COPIES; ++i) {
-        const int e = threadIdx.x + 256 * i, r = e / ROW_FLOAT4S, c = 4 * (e % ROW_FLOAT4S);
-        if (COPIES * 256 > CHUNK_ROWS * ROW_FLOAT4S && r >= CHUNK_ROWS) break;
-        const int y = first_row + chunk * CHUNK_ROWS + r, x = first_col + c;
-        const bool row_inside = y >= 0 && y < height && chunk * CHUNK_ROWS + r < needed_rows;
-        const int count = row_inside && x >= 0 ? min(4, max(0, width - x)) : 0;
-        copy4_or_zero_async(&s[r * IN_PITCH + c], count ? row_of(in, pitch, y) + x : in, count);
+        for (int i = 0; i < COPIES; ++i) {
+            const int e = threadIdx.x + 256 * i, r = e / ROW_FLOAT4S, c = 4 * (e % ROW_FLOAT4S);
+            const int x = first_col + c;
+            row[i] = first_row + r;
+            count[i] = x >= 0 && r < CHUNK_ROWS ? min(4, max(0, width - x)) : 0;
+            target[i] = r < CHUNK_ROWS ? r * IN_PITCH + c : -1; /* -1: past the chunk, no copy */
+            source[i] = (const char *)in + (ptrdiff_t)row[i] * (ptrdiff_t)pitch + 4 * (ptrdiff_t)x;
+        }
     }
-}
+
+    /* The next chunk into s. */
+    __device__ __forceinline__ void request(float *s) {
+#pragma unroll
+        for (int i = 0; i < COPIES; ++i) {
+            const bool inside = row[i] >= 0 && row[i] < row_end;
+            const int n = inside ? count[i] : 0;
+            if (COPIES * 256 == CHUNK_ROWS * ROW_FLOAT4S || target[i] >= 0)
+                copy4_or_zero_async(s + target[i], n ? (const float *)source[i] : image, n);
+            row[i] += CHUNK_ROWS;
+            source[i] += chunk_bytes;
+        }
+    }
+};
 
 /* Two blocks per SM: one term's input chunks and ring take 91 KB of shared memory, so no more
  * fit, and the bound leaves the compiler up to 128 registers (it takes about 96). */
@@ -387,10 +413,10 @@ __global__ void __launch_bounds__(256, 2)
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int col = threadIdx.x % STRIP_COLS, group = threadIdx.x / STRIP_COLS;
 
-    request_chunk<LEAD>(s_in, in, pitch, width, height, first_row, first_col, needed_rows, 0);
+    chunk_copier<LEAD> copier(in, pitch, width, height, first_row, first_col, needed_rows);
+    copier.request(s_in);
     async_commit();
-    request_chunk<LEAD>(s_in + CHUNK_ROWS * IN_PITCH, in, pitch, width, height, first_row,
-                        first_col, needed_rows, 1);
+    copier.request(s_in + CHUNK_ROWS * IN_PITCH);
     async_commit();
     for (int c = 0; c < in_chunks; ++c) {
         float *chunk = s_in + (c % 2) * CHUNK_ROWS * IN_PITCH;
@@ -419,8 +445,7 @@ __global__ void __launch_bounds__(256, 2)
         }
         __syncthreads(); /* ring rows of chunk c are in; s_in[c % 2] is free */
         if (c + 2 < in_chunks)
-            request_chunk<LEAD>(chunk, in, pitch, width, height, first_row, first_col,
-                                needed_rows, c + 2);
+            copier.request(chunk);
         async_commit(); /* an empty group near the end keeps the count async_wait relies on */
         if (c == 0) continue;
         /* output rows seg0 + o .. o + 15 read FUSED_COLUMN_OUTPUTS + MAX_H - 1 ring rows from
