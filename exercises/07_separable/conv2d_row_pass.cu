@@ -76,6 +76,10 @@ __global__ void __launch_bounds__(256) row_pass_kernel(const float *in, float *o
     // whose bounds are compile-time constants (MAX_W, OUTPUTS_PER_THREAD) let the compiler keep
     // the array in registers: loop to MAX_W and skip j >= mask_w. Put each result in
     // s_out[row * S_OUT_PITCH + first + p].
+    // For speed: read cell OUTPUTS_PER_THREAD + j - 1 just before tap j, the first that needs it,
+    // rather than all cells up front: then about OUTPUTS_PER_THREAD of them are live at once, the
+    // kernel needs fewer registers and more blocks fit on an SM (`make compile CH=07` shows the
+    // count; the reference needs 64 at MAX_W = 32).
     // ---- TODO 2 end
     __syncthreads();
 

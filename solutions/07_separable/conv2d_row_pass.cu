@@ -82,19 +82,19 @@ __global__ void __launch_bounds__(256) row_pass_kernel(const float *in, float *o
 
     // ---- TODO 2 begin: slide the weights along a window of inputs held in registers
     const int row = threadIdx.x % 32, first = (threadIdx.x / 32) * OUTPUTS_PER_THREAD;
-    const float *weights = c_rows + term * mask_w;
-    float window[OUTPUTS_PER_THREAD + MAX_W - 1];
+    const float *weights = c_rows + term * mask_w, *source = s_in + row * S_IN_PITCH + first;
+    // Each input is read just before the first tap that needs it: a window of 16 registers
+    // slides along, not all 16 + mask_w - 1 at once, so more blocks fit on an SM.
+    float window[OUTPUTS_PER_THREAD + MAX_W - 1], sum[OUTPUTS_PER_THREAD];
 #pragma unroll
-    for (int k = 0; k < OUTPUTS_PER_THREAD + MAX_W - 1; ++k)
-        if (k < OUTPUTS_PER_THREAD + mask_w - 1)
-            window[k] = s_in[row * S_IN_PITCH + first + k];
-    float sum[OUTPUTS_PER_THREAD];
-#pragma unroll
-    for (int p = 0; p < OUTPUTS_PER_THREAD; ++p)
+    for (int p = 0; p < OUTPUTS_PER_THREAD; ++p) {
+        window[p] = source[p];
         sum[p] = 0.0f;
+    }
 #pragma unroll
     for (int j = 0; j < MAX_W; ++j)
         if (j < mask_w) {
+            if (j > 0) window[OUTPUTS_PER_THREAD + j - 1] = source[OUTPUTS_PER_THREAD + j - 1];
             const float weight = weights[j];
 #pragma unroll
             for (int p = 0; p < OUTPUTS_PER_THREAD; ++p)
