@@ -86,6 +86,54 @@ static int is_power_of_two(long v) {
     return v > 0 && (v & (v - 1)) == 0;
 }
 
+/* Splits a comma list into items, pointers into buffer (at most CLI_MAX_VALUES). */
+static int split_list(const char *option, const char *text, char *buffer, size_t size,
+                      char **items, int *count, char *err) {
+    if (strlen(text) >= size) return wb_error(err, "%s: the list is too long", option);
+    strcpy(buffer, text);
+    *count = 0;
+    for (char *item = buffer, *next; item; item = next) {
+        next = strchr(item, ',');
+        if (next) *next++ = '\0';
+        if (*count == CLI_MAX_VALUES)
+            return wb_error(err, "%s: more than %d values", option, CLI_MAX_VALUES);
+        items[(*count)++] = item;
+    }
+    return 0;
+}
+
+/* --block's comma list: each a block size the chapter takes. */
+static int parse_block_list(const struct cli_spec *spec, const char *text, struct cli_options *opt,
+                            char *err) {
+    char buffer[1024], *items[CLI_MAX_VALUES];
+    int count;
+    if (split_list("--block", text, buffer, sizeof buffer, items, &count, err)) return -1;
+    for (int k = 0; k < count; ++k) {
+        long number;
+        if (parse_long("--block", items[k], spec->min_block, spec->max_block, &number, err))
+            return -1;
+        if (spec->block_power_of_two && !is_power_of_two(number))
+            return wb_error(err, "--block: %ld is not a power of two", number);
+        opt->blocks[k] = (int)number;
+    }
+    opt->block_count = count;
+    opt->block = opt->blocks[0];
+    return 0;
+}
+
+/* --mask's comma list of mask names. */
+static int parse_mask_list(const char *text, struct cli_options *opt, char *err) {
+    char buffer[1024], *items[CLI_MAX_VALUES], why[WB_ERR_LEN];
+    int count;
+    if (split_list("--mask", text, buffer, sizeof buffer, items, &count, err)) return -1;
+    for (int k = 0; k < count; ++k)
+        if (mask_kind_parse(items[k], &opt->mask_kinds[k], why))
+            return wb_error(err, "--mask: %s", why);
+    opt->mask_kind_count = count;
+    opt->mask_kind = opt->mask_kinds[0];
+    return 0;
+}
+
 /* Fetches the value of an option given as "--name value" or "--name=value". */
 static const char *option_value(int argc, char **argv, int *i, const char *inline_value,
                                 const char *name, char *err) {
@@ -120,8 +168,10 @@ static int parse_path(const struct cli_spec *spec, const char *value, int *path,
 
 static void set_defaults(const struct cli_spec *spec, struct cli_options *opt) {
     memset(opt, 0, sizeof *opt);
-    opt->mask_kind = MASK_RANDOM;
-    opt->block = spec->default_block;
+    opt->mask_kind = opt->mask_kinds[0] = MASK_RANDOM;
+    opt->mask_kind_count = 1;
+    opt->block = opt->blocks[0] = spec->default_block;
+    opt->block_count = 1;
     opt->reps = 30;
     opt->mode = CLI_MODE_RUN;
 }
@@ -187,21 +237,19 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                 return -1;
             opt->mask_width_given = 1;
         } else if (!strcmp(name, "--mask")) {
-            char why[WB_ERR_LEN];
-            if (mask_kind_parse(value, &opt->mask_kind, why))
-                return wb_error(err, "--mask: %s", why);
+            if (parse_mask_list(value, opt, err)) return -1;
             mask_named = 1;
         } else if (!strcmp(name, "--mask-file")) {
             opt->mask_file = value;
         } else if (!strcmp(name, "--input")) {
-            opt->input = value;
+            if (opt->input_count == CLI_MAX_VALUES)
+                return wb_error(err, "--input: more than %d files", CLI_MAX_VALUES);
+            opt->inputs[opt->input_count++] = value;
+            opt->input = opt->inputs[0];
         } else if (!strcmp(name, "--output")) {
             opt->output = value;
         } else if (!strcmp(name, "--block")) {
-            if (parse_long(name, value, spec->min_block, spec->max_block, &number, err)) return -1;
-            if (spec->block_power_of_two && !is_power_of_two(number))
-                return wb_error(err, "--block: %ld is not a power of two", number);
-            opt->block = (int)number;
+            if (parse_block_list(spec, value, opt, err)) return -1;
         } else if (!strcmp(name, "--reps")) {
             if (parse_long(name, value, CLI_MIN_REPS, CLI_MAX_REPS, &number, err)) return -1;
             opt->reps = (int)number;
@@ -226,10 +274,14 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         if ((size_t)opt->sizes[k].width * (size_t)opt->sizes[k].height > IMAGE_MAX_PIXELS)
             return wb_error(err, "--size %ldx%ld has more than %zu pixels", opt->sizes[k].width,
                             opt->sizes[k].height, (size_t)IMAGE_MAX_PIXELS);
-    if (opt->output && (opt->size_count > 1 || opt->mask_size_count > 1))
-        return wb_error(err, "--output needs a single --size and --mask-width");
+    if (opt->output && (opt->size_count > 1 || opt->mask_size_count > 1 || opt->block_count > 1 ||
+                        opt->mask_kind_count > 1 || opt->input_count > 1))
+        return wb_error(err, "--output needs a single --size (or --input), --mask, --mask-width "
+                        "and --block");
     /* The files this run reads: no writer of the program may replace them (safe_output.h). */
-    if (safe_output_protect(opt->input, err) || safe_output_protect(opt->mask_file, err)) return -1;
+    for (int k = 0; k < opt->input_count; ++k)
+        if (safe_output_protect(opt->inputs[k], err)) return -1;
+    if (safe_output_protect(opt->mask_file, err)) return -1;
     char why[WB_ERR_LEN];
     if (opt->output && safe_output_check(opt->output, why))
         return wb_error(err, "--output %s", why);
@@ -258,12 +310,13 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
                 "  --size LIST        image size WxH (default %ldx%ld); a comma list runs "
                 "each, e.g. 1000x777\n",
                 spec->default_size.width, spec->default_size.height);
-    fprintf(out, "  --input PATH       read %s instead of generating data\n", spec->input_formats);
+    fprintf(out, "  --input PATH       read %s instead of generating data; repeat it for "
+                 "several\n", spec->input_formats);
     fprintf(out, "  --output PATH      write the GPU result (%s)\n",
             spec->dims == 1 ? ".npy" : ".png or .npy");
-    fprintf(out, "  --mask NAME        box, gaussian, sharpen, laplacian, sobel, emboss, random, "
+    fprintf(out, "  --mask NAMES       box, gaussian, sharpen, laplacian, sobel, emboss, random, "
                  "rank1, rank2, rank3 "
-                 "(default random)\n");
+                 "(default random); a comma list runs each\n");
     fprintf(out, "  --mask-file PATH   read the mask from a text file, one row per line\n");
     if (spec->dims == 1)
         fprintf(out, "  --mask-width LIST  1 to %ld (default %ld); lists 3,5,7 and ranges 1:%ld\n",
@@ -279,7 +332,7 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         [BLOCK_COVERS_HALO] = ", at least mask width / 2",
         [BLOCK_COVERS_MASK] = ", at least the larger mask side",
     };
-    fprintf(out, "  --block N          %s, %d to %d%s%s (default %d)\n",
+    fprintf(out, "  --block LIST       %s, %d to %d%s%s (default %d); a comma list runs each\n",
             spec->dims == 2 ? "input tile edge: blocks of N x N threads" : "threads per block",
             spec->min_block, spec->max_block, spec->block_power_of_two ? ", a power of two" : "",
             rule_text[spec->block_rule], spec->default_block);

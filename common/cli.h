@@ -12,8 +12,10 @@
  *   --mask NAME          box gaussian sharpen laplacian sobel emboss random rank1 rank2 rank3
  *   --mask-file PATH     a mask from a text file (see masks.h)
  *   --mask-width LIST    1D: widths; 2D: W or WxH; lists (3,5,7) and ranges (1:63) allowed
- *   --input PATH  --output PATH  --block N  --reps N  --seed N  --check  --bench  --json  --help
- *   --own-kernels
+ *   --block LIST         block sizes, a comma list runs each (8,16,32)
+ *   --mask NAMES         a comma list runs each (box,gaussian)
+ *   --input PATH         repeat it to run several inputs in one process
+ *   --output PATH  --reps N  --seed N  --check  --bench  --json  --help  --own-kernels
  *   --path NAME          chapters with several paths (07): force one, "auto" by default
  *   --spec               print what the program accepts (limits, defaults) and exit 0
  * Nothing here touches the GPU: errors come out the same on machines with and without one.
@@ -77,10 +79,16 @@ struct cli_options {
     struct cli_size mask_sizes[CLI_MAX_VALUES];
     int mask_size_count;  /* 0 with --mask-file and no --mask-width: the file decides */
     int mask_width_given; /* --mask-width was on the command line (else the default is set) */
-    enum mask_kind mask_kind;
+    enum mask_kind mask_kind; /* the one a configuration uses: mask_kinds[0] after parsing */
+    enum mask_kind mask_kinds[CLI_MAX_VALUES];
+    int mask_kind_count;        /* 1 at least: --mask's list, or the default */
     const char *mask_file;      /* NULL unless --mask-file */
-    const char *input, *output; /* NULL unless given */
-    int block;
+    const char *input, *output; /* NULL unless given; input: the one a configuration reads */
+    const char *inputs[CLI_MAX_VALUES];
+    int input_count; /* how many --input were given (0: generated data) */
+    int block;       /* the one a configuration uses: blocks[0] after parsing */
+    int blocks[CLI_MAX_VALUES];
+    int block_count; /* 1 at least: --block's list, or the default */
     int reps;
     uint64_t seed;
     int seed_given;

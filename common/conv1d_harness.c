@@ -305,35 +305,55 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
     if (opt.output && !cli_has_extension(opt.output, ".npy"))
         wb_die(WB_EXIT_USAGE, "--output '%s': the 1D chapters write .npy files", opt.output);
 
-    /* Everything the user gave is read and validated before the GPU is touched. */
-    struct signal given = {NULL, 0};
-    if (opt.input) load_signal(opt.input, &given);
-    int mask_count;
-    struct mask *masks = harness_make_masks(spec, &opt, &mask_count);
+    /* Everything the user gave is read and validated before the GPU is touched: every input,
+     * every mask of every --mask name, every --block against them. */
+    const int inputs = opt.input_count, kinds = opt.mask_kind_count;
+    struct signal *given = host_malloc(sizeof *given * (inputs ? inputs : 1), "inputs");
+    for (int i = 0; i < inputs; ++i)
+        load_signal(opt.inputs[i], &given[i]);
+    struct cli_options one = opt; /* one input, mask name and block at a time */
+    struct mask *masks[CLI_MAX_VALUES];
+    int mask_count[CLI_MAX_VALUES];
     struct kernel_rules own = {.label = variants[0].label, .block_rule = variants[0].block_rule};
-    harness_require_block(&own, &opt, masks, mask_count);
+    for (int k = 0; k < kinds; ++k) {
+        one.mask_kind = opt.mask_kinds[k];
+        masks[k] = harness_make_masks(spec, &one, &mask_count[k]);
+        harness_require_block(&own, &opt, masks[k], mask_count[k]);
+    }
 
     struct device_info device;
     FILE *human = harness_open_device(&opt, &device);
     int configurations = 0, failed = 0;
-    for (int s = 0; s < (opt.input ? 1 : opt.size_count); ++s) {
-        struct signal signal = given;
-        if (!opt.input) {
+    for (int s = 0; s < (inputs ? inputs : opt.size_count); ++s) {
+        struct signal signal;
+        if (inputs) {
+            signal = given[s];
+            one.input = opt.inputs[s];
+            if (inputs > 1 && opt.mode != CLI_MODE_BENCH) fprintf(human, "input %s\n", one.input);
+        } else {
             signal.length = (size_t)opt.sizes[s].width;
             signal.values = host_malloc(signal.length * sizeof(float), "input signal");
             fill_uniform(signal.values, signal.length, opt.seed, -1.0f, 1.0f);
         }
         struct device_buffers on_gpu = upload_signal(&signal);
-        for (int m = 0; m < mask_count; ++m, ++configurations)
-            failed += run_configuration(spec, &opt, &device, variants, variant_count, &signal,
-                                        &on_gpu, &masks[m], human) > 0;
+        for (int k = 0; k < kinds; ++k) {
+            one.mask_kind = opt.mask_kinds[k];
+            for (int b = 0; b < opt.block_count; ++b) {
+                one.block = opt.blocks[b];
+                for (int m = 0; m < mask_count[k]; ++m, ++configurations)
+                    failed += run_configuration(spec, &one, &device, variants, variant_count,
+                                                &signal, &on_gpu, &masks[k][m], human) > 0;
+            }
+        }
         CUDA_CHECK(cudaFree(on_gpu.in));
         CUDA_CHECK(cudaFree(on_gpu.out));
-        if (!opt.input) free(signal.values);
+        free(signal.values);
     }
-    for (int m = 0; m < mask_count; ++m)
-        mask_free(&masks[m]);
-    free(masks);
-    free(given.values);
+    for (int k = 0; k < kinds; ++k) {
+        for (int m = 0; m < mask_count[k]; ++m)
+            mask_free(&masks[k][m]);
+        free(masks[k]);
+    }
+    free(given);
     return harness_finish(human, failed, configurations, &opt);
 }

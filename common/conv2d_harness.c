@@ -425,26 +425,39 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
         !cli_has_extension(opt->output, ".npy"))
         wb_die(WB_EXIT_USAGE, "--output '%s': write a .png or a .npy file", opt->output);
 
-    /* Everything the user gave is read and validated before the GPU is touched. */
-    struct input_image given;
-    memset(&given, 0, sizeof given);
-    if (opt->input) load_input(opt->input, &given);
-    int mask_count;
-    struct mask *masks = harness_make_masks(spec, opt, &mask_count);
-    if (!chooses) {
-        struct kernel_rules own = {.label = variants[0].label,
-                                   .block_rule = variants[0].block_rule,
-                                   .refuses = variants[0].refuses};
-        harness_require_block(&own, opt, masks, mask_count);
+    /* Everything the user gave is read and validated before the GPU is touched: every input,
+     * every mask of every --mask name, every --block against them. */
+    const int inputs = opt->input_count, kinds = opt->mask_kind_count;
+    struct input_image *given = host_malloc(sizeof *given * (inputs ? inputs : 1), "inputs");
+    memset(given, 0, sizeof *given * (inputs ? inputs : 1));
+    for (int i = 0; i < inputs; ++i)
+        load_input(opt->inputs[i], &given[i]);
+    struct cli_options one = *opt; /* one input, mask name and block at a time */
+    struct mask *masks[CLI_MAX_VALUES];
+    int mask_count[CLI_MAX_VALUES];
+    for (int k = 0; k < kinds; ++k) {
+        one.mask_kind = opt->mask_kinds[k];
+        masks[k] = harness_make_masks(spec, &one, &mask_count[k]);
+        if (!chooses) {
+            struct kernel_rules own = {.label = variants[0].label,
+                                       .block_rule = variants[0].block_rule,
+                                       .refuses = variants[0].refuses};
+            harness_require_block(&own, opt, masks[k], mask_count[k]);
+        }
     }
 
     struct device_info device;
     FILE *human = harness_open_device(opt, &device);
     int configurations = 0, failed = 0;
-    for (int s = 0; s < (opt->input ? 1 : opt->size_count); ++s) {
-        struct input_image image = given;
-        if (!opt->input) {
+    for (int s = 0; s < (inputs ? inputs : opt->size_count); ++s) {
+        struct input_image image;
+        if (inputs) {
+            image = given[s];
+            one.input = opt->inputs[s];
+            if (inputs > 1 && opt->mode != CLI_MODE_BENCH) fprintf(human, "input %s\n", one.input);
+        } else {
             char err[WB_ERR_LEN];
+            memset(&image, 0, sizeof image);
             if (image_alloc(&image.img, (int)opt->sizes[s].width, (int)opt->sizes[s].height, 1,
                             err))
                 wb_die(WB_EXIT_USAGE, "%s", err);
@@ -453,21 +466,29 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
             image.convolved = 1;
         }
         struct image_on_gpu on_gpu = upload_image(&image);
-        for (int m = 0; m < mask_count; ++m, ++configurations) {
-            const struct conv2d_variant *list = variants;
-            int count = variant_count;
-            if (chooses) count = observer->kernels_for(observer->context, &masks[m], &list);
-            failed += run_configuration(spec, opt, &device, list, count, &image, &on_gpu,
-                                        &masks[m], observer, human) > 0;
+        for (int k = 0; k < kinds; ++k) {
+            one.mask_kind = opt->mask_kinds[k];
+            for (int b = 0; b < opt->block_count; ++b) {
+                one.block = opt->blocks[b];
+                for (int m = 0; m < mask_count[k]; ++m, ++configurations) {
+                    const struct conv2d_variant *list = variants;
+                    int count = variant_count;
+                    if (chooses) count = observer->kernels_for(observer->context, &masks[k][m], &list);
+                    failed += run_configuration(spec, &one, &device, list, count, &image, &on_gpu,
+                                                &masks[k][m], observer, human) > 0;
+                }
+            }
         }
         CUDA_CHECK(cudaFree(on_gpu.in.data));
         CUDA_CHECK(cudaFree(on_gpu.out.data));
-        if (!opt->input) image_free(&image.img);
+        image_free(&image.img);
     }
-    for (int m = 0; m < mask_count; ++m)
-        mask_free(&masks[m]);
-    free(masks);
-    image_free(&given.img);
+    for (int k = 0; k < kinds; ++k) {
+        for (int m = 0; m < mask_count[k]; ++m)
+            mask_free(&masks[k][m]);
+        free(masks[k]);
+    }
+    free(given);
     return harness_finish(human, failed, configurations, opt);
 }
 

@@ -103,19 +103,21 @@ struct mask *harness_make_masks(const struct cli_spec *spec, const struct cli_op
 
 void harness_require_block(const struct kernel_rules *own, const struct cli_options *opt,
                            const struct mask *masks, int mask_count) {
-    for (int m = 0; m < mask_count; ++m) {
-        int w = masks[m].width, h = masks[m].height;
-        if (opt->block >= block_rule_minimum(own->block_rule, w, h)) continue;
-        if (own->block_rule == BLOCK_COVERS_HALO)
+    for (int b = 0; b < opt->block_count; ++b)
+        for (int m = 0; m < mask_count; ++m) {
+            int w = masks[m].width, h = masks[m].height, block = opt->blocks[b];
+            if (block >= block_rule_minimum(own->block_rule, w, h)) continue;
+            if (own->block_rule == BLOCK_COVERS_HALO)
+                wb_die(WB_EXIT_USAGE,
+                       "--block %d is smaller than the %d-element left halo of a %d-wide mask: "
+                       "each thread loads at most one halo cell, so the block needs >= "
+                       "mask_width/2 threads",
+                       block, w / 2, w);
             wb_die(WB_EXIT_USAGE,
-                   "--block %d is smaller than the %d-element left halo of a %d-wide mask: each "
-                   "thread loads at most one halo cell, so the block needs >= mask_width/2 threads",
-                   opt->block, w / 2, w);
-        wb_die(WB_EXIT_USAGE,
-               "--block %d is smaller than the %dx%d mask: the input tile (block x block threads) "
-               "must hold at least one output's whole window",
-               opt->block, w, h);
-    }
+                   "--block %d is smaller than the %dx%d mask: the input tile (block x block "
+                   "threads) must hold at least one output's whole window",
+                   block, w, h);
+        }
 }
 
 /* ---- the watchdog --------------------------------------------------------------------------- */

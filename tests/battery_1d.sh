@@ -8,6 +8,7 @@
 # or 31 where each thread loads at most one halo cell), a warp, a warp plus one, a non-power of
 # two, and the maximum.
 blocks="$block_needed 32 33 96 $block_max"
+named_masks="box gaussian sharpen laplacian sobel emboss"
 usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
 usage_error "ch${nn}_positional_argument" "unexpected argument" "$solution" 4097
 usage_error "ch${nn}_length_zero" "out of range" "$solution" --size 0
@@ -70,14 +71,22 @@ battery() {
     fi
     heavy 50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
-    for block in $blocks; do
-        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
+    # Blocks and named masks likewise: one process each for the reference, one per item for yours.
+    if [ "$kind" = solution ]; then
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo $blocks | tr ' ' ,)" \
             --size 1,37,1000,4097 --mask-width "1:$max_width"
-    done
-    for mask in box gaussian sharpen laplacian sobel emboss; do
-        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo $named_masks | tr ' ' ,)" \
             --size 4097 --mask-width "1:$max_width"
-    done
+    else
+        for block in $blocks; do
+            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
+                --size 1,37,1000,4097 --mask-width "1:$max_width"
+        done
+        for mask in $named_masks; do
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+                --size 4097 --mask-width "1:$max_width"
+        done
+    fi
 }
 battery solution "$solution"
 battery exercise "$exercise"

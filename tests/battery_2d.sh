@@ -59,20 +59,40 @@ battery() {
     standard_cost=$((max_side > 16 ? 70 : 50))
     heavy $standard_cost "ch${nn}_${kind}_standard" "$labels" "$binary" --check $own --size 8192x8192 \
         --mask-width "3,4,7,$max_side"
+    # A block smaller than the largest mask takes the masks up to its own size; those at least
+    # as large take them all. The reference runs all of the latter, every named mask and every
+    # PNG in one process each (each process pays for a CUDA context, the GPU's serial part of
+    # make test); yours, one process per item, so that a failure names it.
+    large_blocks=
     for block in $block_min 8 15 16 17 $block_max; do
+        if [ $block -ge $max_side ] && [ "$kind" = solution ]; then
+            large_blocks="${large_blocks:+$large_blocks,}$block"
+            continue
+        fi
         widths="1:$max_side"
         [ $block -lt $max_side ] && widths="1:$block"
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
             --size 1000x777,31x33 --mask-width "$widths"
     done
-    for mask in box gaussian sharpen laplacian sobel emboss; do
-        add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+    [ -n "$large_blocks" ] && add "ch${nn}_solution_blocks_$(echo $large_blocks | tr , _)" "$labels" \
+        "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 --mask-width "1:$max_side"
+    named_masks="box gaussian sharpen laplacian sobel emboss"
+    pngs="gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7"
+    if [ "$kind" = solution ]; then
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo $named_masks | tr ' ' ,)" \
             --size 1000x777 --mask-width 3,4,9,5x3
-    done
-    for png in gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7; do
-        add "ch${nn}_${kind}_png_$png" "$labels" "$binary" --check $own --input "$fixtures/$png.png" \
-            --mask-width 3
-    done
+        add "ch${nn}_solution_pngs" "$labels" "$binary" --check $own \
+            $(for png in $pngs; do printf -- '--input %s ' "$fixtures/$png.png"; done) --mask-width 3
+    else
+        for mask in $named_masks; do
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+                --size 1000x777 --mask-width 3,4,9,5x3
+        done
+        for png in $pngs; do
+            add "ch${nn}_${kind}_png_$png" "$labels" "$binary" --check $own --input "$fixtures/$png.png" \
+                --mask-width 3
+        done
+    fi
     add "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own --input "$root/data/images/coffee.png" \
         --mask-width "1:$max_side"
     for tool in $sanitizers; do

@@ -35,11 +35,9 @@ path_is forced_direct "gaussian 15x15: rank 1, path direct \(forced\)" --mask ga
 
 # Masks of rank 1, 2 and 3 at every size 1..31, odd, even and non-square, on images of one
 # pixel, one row, one column and odd sizes (no multiple of any tile); then on a large odd image.
-for kind in rank1 rank2 rank3; do
-    add "ch07_solution_${kind}_shapes" "gpu;ch07;solution" "$solution" --check --own-kernels \
-        --mask $kind --size 1x1,1x300,300x1,33x31,257x129 \
-        --mask-width "1:31,5x3,3x5,2x7,31x14,14x31,1x31,31x1"
-done
+add "ch07_solution_rank_shapes" "gpu;ch07;solution" "$solution" --check --own-kernels \
+    --mask rank1,rank2,rank3 --size 1x1,1x300,300x1,33x31,257x129 \
+    --mask-width "1:31,5x3,3x5,2x7,31x14,14x31,1x31,31x1"
 heavy 50 "ch07_solution_rank1_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
     --mask rank1 --size 8191x4097 --mask-width 31
 heavy 50 "ch07_solution_rank2_large" "gpu;ch07;solution" "$solution" --check --own-kernels \

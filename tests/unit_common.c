@@ -1340,6 +1340,17 @@ static void test_cli(void) {
     if (ACCEPTED(&spec_2d, &opt, "--block", "8")) CHECK(opt.block == 8);
     if (ACCEPTED(&spec_2d, &opt, "--block", "32")) CHECK(opt.block == 32);
     if (ACCEPTED(&spec_1d, &opt, "--mask", "gaussian")) CHECK(opt.mask_kind == MASK_GAUSSIAN);
+    /* Lists of blocks and mask names: each runs in turn, the first is the current one. */
+    if (ACCEPTED(&spec_2d, &opt, "--block", "8,32,16"))
+        CHECK(opt.block_count == 3 && opt.blocks[0] == 8 && opt.blocks[1] == 32 &&
+              opt.blocks[2] == 16 && opt.block == 8);
+    if (ACCEPTED(&spec_1d, &opt, NULL)) CHECK(opt.block_count == 1 && opt.blocks[0] == 256);
+    if (ACCEPTED(&spec_1d, &opt, "--mask", "box,sobel,box"))
+        CHECK(opt.mask_kind_count == 3 && opt.mask_kinds[0] == MASK_BOX &&
+              opt.mask_kinds[1] == MASK_SOBEL && opt.mask_kinds[2] == MASK_BOX &&
+              opt.mask_kind == MASK_BOX);
+    if (ACCEPTED(&spec_1d, &opt, NULL))
+        CHECK(opt.mask_kind_count == 1 && opt.mask_kinds[0] == MASK_RANDOM && opt.input_count == 0);
     if (ACCEPTED(&spec_1d, &opt, "--mask=sobel")) CHECK(opt.mask_kind == MASK_SOBEL);
     if (ACCEPTED(&spec_1d, &opt, "--check", "--size", "31,4097", "--mask-width", "1:63", "--seed",
                  "7", "--json", "--mask", "box")) {
@@ -1363,6 +1374,14 @@ static void test_cli(void) {
         CHECK(opt.input && strcmp(opt.input, in_path) == 0 && opt.size_count == 0);
     if (ACCEPTED(&spec_1d, &opt, "--input", in_path, "--output", out_path))
         CHECK(opt.output && strcmp(opt.output, out_path) == 0);
+    /* --input repeated: several inputs in one run, each protected from --output. */
+    if (ACCEPTED(&spec_1d, &opt, "--input", in_path, "--input", dot_path))
+        CHECK(opt.input_count == 2 && strcmp(opt.inputs[0], in_path) == 0 &&
+              strcmp(opt.inputs[1], dot_path) == 0 && opt.input == opt.inputs[0]);
+    REFUSED(&spec_1d, "--output needs a single", "--input", in_path, "--input", dot_path,
+            "--output", out_path);
+    REFUSED(&spec_1d, "--output needs a single", "--block", "32,64", "--output", out_path);
+    REFUSED(&spec_1d, "--output needs a single", "--mask", "box,sobel", "--output", out_path);
     if (ACCEPTED(&spec_1d, &opt, "--output", out_path, "--size", "100"))
         CHECK(opt.size_count == 1 && opt.output);
     if (ACCEPTED(&spec_1d, &opt, "--mask-file", mask_path))
@@ -1471,6 +1490,12 @@ static void test_cli(void) {
     REFUSED(&spec_2d, "--block", "--block", "24");
     REFUSED(&spec_2d, "--block", "--block", "4");
     REFUSED(&spec_2d, "--block", "--block", "64");
+    REFUSED(&spec_2d, "out of range", "--block", "8,64");
+    REFUSED(&spec_2d, "power of two", "--block", "16,24");
+    REFUSED(&spec_2d, "not a whole number", "--block", "8,,16");
+    REFUSED(&spec_2d, "not a whole number", "--block", "8,");
+    REFUSED(&spec_1d, "nosuch", "--mask", "box,nosuch");
+    REFUSED(&spec_1d, "--mask", "--mask", "box,");
     REFUSED(&spec_1d, "--reps", "--reps", "19");
     REFUSED(&spec_1d, "--reps", "--reps", "100001");
     REFUSED(&spec_1d, "--seed", "--seed", "-1");

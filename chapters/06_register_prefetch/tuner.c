@@ -290,9 +290,11 @@ int tuner_run(const struct cli_spec *spec, const struct cli_options *given, cons
               const struct conv2d_variant *baselines, int baseline_count) {
     if (baseline_count > TUNER_MAX_BASELINES)
         wb_die(WB_EXIT_USAGE, "at most %d baselines", TUNER_MAX_BASELINES);
-    if (given->input || given->output || given->mask_file || given->mask_kind != MASK_RANDOM)
+    if (given->input || given->output || given->mask_file || given->mask_kind != MASK_RANDOM ||
+        given->mask_kind_count > 1)
         wb_die(WB_EXIT_USAGE, "--tune uses random images and masks: drop --input, --output, "
                               "--mask and --mask-file");
+    if (given->block_count > 1) wb_die(WB_EXIT_USAGE, "--tune takes a single --block");
     struct cli_options opt = *given;
     if (!opt.mask_width_given) { /* every compiled size */
         opt.mask_size_count = 0;

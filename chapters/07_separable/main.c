@@ -188,16 +188,20 @@ int main(int argc, char **argv) {
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
     enum separable_path forced = (enum separable_path)opt.path;
     /* A forced path that cannot run a mask is a usage error, found before the GPU is touched. */
-    int mask_count;
-    struct mask *masks = harness_make_masks(&spec, &opt, &mask_count);
-    for (int m = 0; m < mask_count; ++m) {
-        const char *why = separable_path_refuses(forced, masks[m].weights, masks[m].width,
-                                                 masks[m].height);
-        if (why) wb_die(WB_EXIT_USAGE, "mask %s: %s", masks[m].name, why);
+    struct cli_options one = opt;
+    for (int k = 0; k < opt.mask_kind_count; ++k) {
+        int mask_count;
+        one.mask_kind = opt.mask_kinds[k];
+        struct mask *masks = harness_make_masks(&spec, &one, &mask_count);
+        for (int m = 0; m < mask_count; ++m) {
+            const char *why = separable_path_refuses(forced, masks[m].weights, masks[m].width,
+                                                     masks[m].height);
+            if (why) wb_die(WB_EXIT_USAGE, "mask %s: %s", masks[m].name, why);
+        }
+        for (int m = 0; m < mask_count; ++m)
+            mask_free(&masks[m]);
+        free(masks);
     }
-    for (int m = 0; m < mask_count; ++m)
-        mask_free(&masks[m]);
-    free(masks);
 
     char path[1024];
     tuned_file_path(argv[0], path, sizeof path);
