@@ -24,7 +24,8 @@
 extern "C" {
 #endif
 
-#define SAFE_OUTPUT_MAX_PROTECTED 8
+/* Inputs one run may read: a --mask-file and --input repeated up to CLI_MAX_VALUES times. */
+#define SAFE_OUTPUT_MAX_PROTECTED 136
 
 struct safe_output {
     FILE *fp;         /* write the contents here */

@@ -1598,6 +1598,15 @@ static void test_safe_output(void) {
     CHECK(safe_output_protect(input, err) == 0);
     CHECK(safe_output_protect(input, err) == 0); /* the same file twice: one entry */
     CHECK(safe_output_protect(NULL, err) == 0);
+    /* --input may be repeated: twenty inputs are all protected, the last as well as the first */
+    char many[512];
+    for (int k = 0; k < 20; ++k) {
+        char name[32];
+        snprintf(name, sizeof name, "safe_many_%02d.png", k);
+        write_text(many, name, "one of many inputs");
+        CHECK(safe_output_protect(many, err) == 0);
+    }
+    CHECK(safe_output_check(many, err) == -1 && contains(err, "refusing to overwrite"));
 
     /* The input itself, a hard link to it, a path through "..", a symbolic link to it. */
     CHECK(safe_write(input, "x", err) == -1 && contains(err, "refusing to overwrite an input"));
