@@ -1783,9 +1783,16 @@ static void test_lowrank(void) {
         if (found != rank)
             fprintf(stderr, "  %dx%d of rank %d: found %d (seed %llu)\n", w, h, rank, found,
                     (unsigned long long)seed);
-        for (int k = 0; k < w * h; ++k) /* 1e-3 of noise: full rank */
+        /* 1e-3 of noise: no longer of rank r. (Not always full rank: the smallest singular value
+         * of a nearly square random matrix falls below FLT_EPSILON of the norm now and then, one
+         * run in about thirty asked for that, so only the rise is certain.) */
+        for (int k = 0; k < w * h; ++k)
             mask[k] = (float)(exact[k] + 1e-3 * rng_uniform(&r, -1.0f, 1.0f));
-        CHECK(factor_checked(mask, w, h, &f) == small);
+        found = factor_checked(mask, w, h, &f);
+        CHECK(found > rank && found <= small);
+        if (found <= rank)
+            fprintf(stderr, "  %dx%d of rank %d plus noise: found %d (seed %llu)\n", w, h, rank,
+                    found, (unsigned long long)seed);
         for (int k = 0; k < w * h; ++k)
             mask[k] = rng_uniform(&r, -1.0f, 1.0f);
         CHECK(factor_checked(mask, w, h, &f) == small);
