@@ -473,7 +473,8 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
                 for (int m = 0; m < mask_count[k]; ++m, ++configurations) {
                     const struct conv2d_variant *list = variants;
                     int count = variant_count;
-                    if (chooses) count = observer->kernels_for(observer->context, &masks[k][m], &list);
+                    if (chooses)
+                        count = observer->kernels_for(observer->context, &masks[k][m], &list);
                     failed += run_configuration(spec, &one, &device, list, count, &image, &on_gpu,
                                                 &masks[k][m], observer, human) > 0;
                 }
