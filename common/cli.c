@@ -196,10 +196,16 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                                              "--block",     "--reps",       "--seed",
                                              "--path"};
         int takes_value = -1;
+        const struct cli_extra_option *extra = NULL;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k)
             if (!strcmp(name, flags[k])) takes_value = 0;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; ++k)
             if (!strcmp(name, valued[k])) takes_value = 1;
+        for (int k = 0; takes_value < 0 && spec->extras && spec->extras[k].name; ++k)
+            if (!strcmp(name, spec->extras[k].name)) {
+                extra = &spec->extras[k];
+                takes_value = extra->takes_value;
+            }
         if (takes_value < 0) return wb_error(err, "unknown option '%s' (see --help)", name);
         if (!takes_value && inline_value) return wb_error(err, "%s takes no value", name);
         const char *value = NULL;
@@ -207,7 +213,10 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
             return -1;
         long number;
         if (value && !*value) return wb_error(err, "%s needs a value, got an empty one", name);
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+        if (extra) {
+            if (!spec->parse_extra) return wb_error(err, "%s: this program cannot take it", name);
+            if (spec->parse_extra(spec->extra_context, name, value, err)) return -1;
+        } else if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             cli_print_help(stdout, spec);
             return 1;
         } else if (!strcmp(name, "--spec")) {
@@ -354,6 +363,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "
                 "per mask size\n");
+    for (int k = 0; spec->extras && spec->extras[k].name; ++k)
+        fprintf(out, "  %-18s %s\n", spec->extras[k].name, spec->extras[k].usage);
     fprintf(out, "  --spec             print these limits as key=value lines, for scripts\n");
     fprintf(out, "  --help             this text\n\n");
     fprintf(out, "exit codes: 0 pass, 1 verification failed, 2 bad usage or input, "
@@ -388,6 +399,9 @@ void cli_print_spec(FILE *out, const struct cli_spec *spec) {
     fputs("paths=", out);
     for (int k = 0; spec->paths && spec->paths[k]; ++k)
         fprintf(out, "%s%s", k ? "," : "", spec->paths[k]);
+    fputs("\nextras=", out);
+    for (int k = 0; spec->extras && spec->extras[k].name; ++k)
+        fprintf(out, "%s%s", k ? "," : "", spec->extras[k].name);
     fputc('\n', out);
 }
 

@@ -53,6 +53,13 @@ enum block_rule {
 /* The smallest --block a kernel with this rule takes for a mask_w x mask_h mask. */
 int block_rule_minimum(enum block_rule rule, int mask_w, int mask_h);
 
+/* An option of one chapter's own (chapter 08's --streams, say), parsed by its driver. */
+struct cli_extra_option {
+    const char *name;  /* "--streams" */
+    int takes_value;   /* 1: "--name value" or "--name=value"; 0: a flag */
+    const char *usage; /* its --help line after the name column: "K  copy streams, 1 to 16" */
+};
+
 struct cli_spec {
     const char *program;          /* "ch01_basic_1d" */
     const char *summary;          /* one line for --help */
@@ -69,6 +76,11 @@ struct cli_spec {
     const char *input_formats;  /* "a 1-D float32 .npy" for --help and errors */
     const char *const *paths;   /* names --path takes, NULL-terminated, the first the default;
                                    NULL: the chapter has one path and refuses --path */
+    const struct cli_extra_option *extras; /* the chapter's own options, ended by a NULL name;
+                                              NULL: none */
+    /* Takes one of extras (value NULL for a flag): 0, or -1 with a one-line message in err. */
+    int (*parse_extra)(void *context, const char *name, const char *value, char *err);
+    void *extra_context;
 };
 
 enum cli_mode { CLI_MODE_RUN, CLI_MODE_CHECK, CLI_MODE_BENCH };
@@ -112,7 +124,7 @@ void cli_print_help(FILE *out, const struct cli_spec *spec);
  * block_max, block_default, block_rule (any, covers_halo, covers_mask), block_min_at_mask_max
  * (the smallest --block the chapter's kernel takes with the largest mask), tune (0 or 1),
  * tune_masks (empty without an autotuner), paths (the names --path takes, comma-separated, empty
- * without). Tests read limits from here instead of typing them
+ * without), extras (the chapter's own options, comma-separated, empty without). Tests read limits from here instead of typing them
  * again. */
 void cli_print_spec(FILE *out, const struct cli_spec *spec);
 

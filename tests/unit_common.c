@@ -1255,6 +1255,24 @@ static int parse_quietly(const struct cli_spec *spec, const char *const *args) {
     return status;
 }
 
+/* What a chapter's own options set, for the cli test (take_extra). */
+struct extra_seen {
+    int streams, pinned;
+};
+
+static int take_extra(void *context, const char *name, const char *value, char *err) {
+    struct extra_seen *seen = context;
+    if (!strcmp(name, "--pinned")) {
+        seen->pinned = 1;
+        return 0;
+    }
+    char *end;
+    long k = strtol(value, &end, 10);
+    if (*end || k < 1 || k > 16) return wb_error(err, "--streams: %s is out of range (1 to 16)", value);
+    seen->streams = (int)k;
+    return 0;
+}
+
 static void test_cli(void) {
     struct cli_options opt;
 
@@ -1434,6 +1452,47 @@ static void test_cli(void) {
     if (ACCEPTED(&pathed, &opt, "--path", "separable")) CHECK(opt.path == 2);
     if (ACCEPTED(&pathed, &opt, "--path=direct")) CHECK(opt.path == 1);
     if (ACCEPTED(&spec_1d, &opt, "--mask-width", "3")) CHECK(opt.mask_width_given);
+
+    /* A chapter's own options: parsed by its callback, listed by --help and --spec, unknown
+     * elsewhere; the callback's refusal is the run's. */
+    static const struct cli_extra_option extras[] = {
+        {"--streams", 1, "K  copy streams, 1 to 16"}, {"--pinned", 0, "pinned host memory"}, {NULL}};
+    struct extra_seen seen = {0, 0};
+    struct cli_spec extended = spec_2d;
+    extended.extras = extras;
+    extended.parse_extra = take_extra;
+    extended.extra_context = &seen;
+    if (ACCEPTED(&extended, &opt, "--streams", "4", "--pinned", "--size", "9"))
+        CHECK(seen.streams == 4 && seen.pinned == 1 && opt.sizes[0].width == 9);
+    if (ACCEPTED(&extended, &opt, "--streams=16")) CHECK(seen.streams == 16);
+    REFUSED(&extended, "--streams: 17 is out of range", "--streams", "17");
+    REFUSED(&extended, "--streams needs a value", "--streams");
+    REFUSED(&extended, "--pinned takes no value", "--pinned=1");
+    REFUSED(&spec_2d, "unknown option '--streams'", "--streams", "4");
+    FILE *extended_help = tmpfile();
+    if (extended_help) {
+        char text[8192];
+        cli_print_help(extended_help, &extended);
+        read_back(extended_help, text, sizeof text);
+        CHECK(contains(text, "--streams          K  copy streams, 1 to 16\n"));
+        fclose(extended_help);
+    }
+    FILE *extended_facts = tmpfile();
+    if (extended_facts) {
+        char text[2048];
+        cli_print_spec(extended_facts, &extended);
+        read_back(extended_facts, text, sizeof text);
+        CHECK(contains(text, "extras=--streams,--pinned\n"));
+        fclose(extended_facts);
+    }
+    FILE *plain_facts = tmpfile();
+    if (plain_facts) {
+        char text[2048];
+        cli_print_spec(plain_facts, &spec_2d);
+        read_back(plain_facts, text, sizeof text);
+        CHECK(contains(text, "extras=\n"));
+        fclose(plain_facts);
+    }
 
     /* The block rules: the smallest --block each takes. */
     CHECK(block_rule_minimum(BLOCK_ANY, 63, 1) == 1);
