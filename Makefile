@@ -112,6 +112,10 @@ $(BUILD)/imginfo: common/imginfo.c $(COMMON_LIB)
 $(BUILD)/devinfo: common/devinfo.c $(COMMON_LIB)
 	$(CC) $(CFLAGS) $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm
 
+# chapter 08's host arithmetic is compiled into its unit test
+$(BUILD)/tests/unit_streams: chapters/08_streams/budget.c chapters/08_streams/timeline.c \
+    chapters/08_streams/budget.h chapters/08_streams/timeline.h
+
 $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
 

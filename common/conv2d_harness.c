@@ -128,6 +128,7 @@ struct run_2d {
     const struct mask *mask;
     const float *ref, *magnitude;
     float *got, *again; /* the result of the first launch, of the second */
+    float *host_target; /* where a host variant's launch writes (timed runs: again) */
     float fft_floor;    /* sum |mask| * max |input|: the FFT rule's least scale */
     conv2d_error_bound_fn bound_of; /* whose bounds BUFFER_BOUND holds for this configuration */
     int bound_terms;
@@ -139,7 +140,7 @@ struct run_2d {
 static struct kernel_rules rules_2d(void *context, int v) {
     const struct conv2d_variant *k = &((struct run_2d *)context)->variants[v];
     struct kernel_rules rules = {.label = k->label,
-                                 .absent = k->launch == NULL,
+                                 .absent = k->launch == NULL && k->host_launch == NULL,
                                  .comparison = k->comparison,
                                  .block_rule = k->block_rule,
                                  .refuses = k->refuses};
@@ -153,6 +154,15 @@ static void select_2d(void *context, int v) {
 
 static void launch_all_planes(void *context) {
     struct run_2d *run = context;
+    if (run->variant->host_launch) {
+        size_t plane = (size_t)run->in.width * run->in.height;
+        for (int p = 0; p < run->planes; ++p)
+            run->variant->host_launch(run->image->img.data + p * plane, run->host_target + p * plane,
+                                      (size_t)run->in.width * sizeof(float), run->in.width,
+                                      run->in.height, run->mask->width, run->mask->height,
+                                      run->block);
+        return;
+    }
     for (int p = 0; p < run->planes; ++p)
         run->variant->launch(device_plane(&run->in, p), device_plane(&run->out, p), run->in.pitch,
                              run->in.width, run->in.height, run->mask->width, run->mask->height,
@@ -200,6 +210,15 @@ static void write_output(const char *path, const struct input_image *in, const f
 static void launch_poisoned(struct run_2d *run, float *into) {
     const struct mask *mask = run->mask;
     size_t row_bytes = (size_t)run->in.width * sizeof(float);
+    if (run->variant->host_launch) { /* it writes `into` itself */
+        memset(into, 0xff, row_bytes * run->in.height * run->planes);
+        if (run->variant->set_mask)
+            run->variant->set_mask(mask->weights, mask->width, mask->height);
+        run->host_target = into;
+        launch_all_planes(run);
+        run->host_target = run->again;
+        return;
+    }
     CUDA_CHECK(cudaMemset2D(run->out.data, run->out.pitch, 0xff, row_bytes,
                             (size_t)run->out.height * run->planes));
     if (run->variant->set_mask) run->variant->set_mask(mask->weights, mask->width, mask->height);
@@ -366,6 +385,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         .magnitude = magnitude,
         .got = got,
         .again = again,
+        .host_target = again,
         .fft_floor = verify_fft_floor(in->img.data, plane * planes, mask->weights,
                                       mask->width * mask->height),
         .image = in,
@@ -393,8 +413,19 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                               .launch = launch_all_planes,
                               .write_output = write_output_2d};
     if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
+    /* Host variants copy the image in and out themselves, asynchronously: the memory they copy
+     * from and to must be page-locked while they run. */
+    int hosted = 0;
+    for (int v = 0; v < variant_count; ++v)
+        hosted |= variants[v].host_launch != NULL;
+    void *const locked[] = {in->img.data, got, again};
+    for (int k = 0; hosted && k < 3; ++k)
+        CUDA_CHECK(cudaHostRegister(locked[k], k ? bytes : plane * in->img.channels * sizeof(float),
+                                    cudaHostRegisterDefault));
     struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");
     int failures = harness_run_configuration(&c, results);
+    for (int k = 0; hosted && k < 3; ++k)
+        CUDA_CHECK(cudaHostUnregister(locked[k]));
     double cpu_ms = 0.0;
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job cpu = {&in->img, planes, mask, ref};

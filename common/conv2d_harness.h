@@ -38,6 +38,13 @@ extern "C" {
 typedef void (*conv2d_launch_fn)(const float *d_in, float *d_out, size_t pitch, int width,
                                  int height, int mask_w, int mask_h, int block);
 
+/* One plane in host memory, for a variant that moves the data itself (chapter 08's strips):
+ * h_in and h_out are width x height floats, rows host_pitch bytes apart, page-locked for the
+ * call (the harness registers them), h_out poisoned with NaN. Returns when h_out holds the
+ * result: the harness times it from the host's side of the GPU's timeline. */
+typedef void (*conv2d_host_launch_fn)(const float *h_in, float *h_out, size_t host_pitch,
+                                      int width, int height, int mask_w, int mask_h, int block);
+
 /* Places the mask (mask_w x mask_h, row-major) where the kernel reads it. */
 typedef void (*conv2d_set_mask_fn)(const float *h_mask, int mask_w, int mask_h);
 
@@ -57,7 +64,8 @@ typedef size_t (*conv2d_fft_points_fn)(int width, int height, int mask_w, int ma
 struct conv2d_variant {
     const char *label;
     conv2d_set_mask_fn set_mask;
-    conv2d_launch_fn launch;
+    conv2d_launch_fn launch;           /* the image on the GPU; or else */
+    conv2d_host_launch_fn host_launch; /* the image in host memory (above) */
     enum block_rule block_rule;      /* BLOCK_COVERS_MASK: launch refuses block < a mask side */
     conv2d_refuses_fn refuses;       /* optional: masks it cannot run (skipped, with the reason) */
     conv2d_fft_points_fn fft_points; /* optional: verify with verify_fft_rule, not per output */

@@ -24,8 +24,9 @@
 extern "C" {
 #endif
 
-/* Inputs one run may read: a --mask-file and --input repeated up to CLI_MAX_VALUES times. */
-#define SAFE_OUTPUT_MAX_PROTECTED 136
+/* Inputs one run may read: a --mask-file, --input repeated up to CLI_MAX_VALUES times, or a
+ * folder of up to 1024 images (chapter 08). */
+#define SAFE_OUTPUT_MAX_PROTECTED 1160
 
 struct safe_output {
     FILE *fp;         /* write the contents here */

@@ -113,6 +113,7 @@ for section in rng masks mask_files reference verify cli safe_output lowrank har
 done
 # Hints: each simulated bug is named for what it is (fresh random data; the seed is printed).
 add unit_diagnose "cpu" "$b/tests/unit_diagnose"
+add unit_streams "cpu" "$b/tests/unit_streams" "$b/tests/tmp_streams"
 add hint_lesson_sections "cpu" "$root/tests/hint_sections.sh" "$root"
 usage_error imginfo_missing_file "cannot open" "$b/imginfo" "$fixtures/no_such_file.png"
 usage_error imginfo_not_png "not a PNG" "$b/imginfo" "$fixtures/not_a_png.png"
@@ -204,7 +205,7 @@ for chapter in $chapters; do
     exercise="$exercise_dir/ch${chapter}_exercise"
     sanitizers=$(registry "$chapter" sanitizers) || exit 1
     for tool in $sanitizers; do
-        case $tool in memcheck | racecheck) ;; *) die "chapters/$chapter/chapter.mk: sanitizers: no tool '$tool'" ;; esac
+        case $tool in memcheck | racecheck | synccheck) ;; *) die "chapters/$chapter/chapter.mk: sanitizers: no tool '$tool'" ;; esac
     done
     # Both programs share the driver, so either states the limits; a student's copy has no
     # solution program.

@@ -1,0 +1,383 @@
+/* batch.cu: chapter 08's batch mode (batch.h).
+ *
+ * Each image goes up (host to GPU), through the kernel (one launch per colour plane) and back
+ * down. The modes differ only in where the host copies live and which stream each step uses:
+ *
+ *   serial, pageable   the images as loaded; every step on the legacy stream, one after another
+ *   serial, pinned     page-locked copies; still one stream, so still one step at a time
+ *   pipelined, K       pinned; image i's copies on copy stream i % K with that stream's two GPU
+ *                      buffers, its kernel on the compute stream behind an event that says its
+ *                      upload landed, its download behind an event that says its kernel ended.
+ *                      Image i + K reuses the buffers: its upload queues behind image i's
+ *                      download on the same stream, so it cannot overwrite them too early.
+ *
+ * Every mode's every output is checked against the CPU reference, and its steps are marked for
+ * the pipeline model and the timeline (timeline.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "batch.h"
+#include "cuda_check.h"
+#include "data_gen.h"
+#include "harness.h"
+#include "reference.h"
+#include "safe_output.h"
+#include "transfers.h"
+
+/* ---- the images ---------------------------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *copy_text(const char *text) {
+    char *copy = (char *)host_malloc(strlen(text) + 1, "a file name");
+    strcpy(copy, text);
+    return copy;
+}
+
+void batch_load(struct batch *b, const char *folder, int count, int width, int height,
+                uint64_t seed) {
+    char err[WB_ERR_LEN];
+    memset(b, 0, sizeof *b);
+    if (!folder) {
+        for (int i = 0; i < count; ++i) {
+            if (image_alloc(&b->images[i], width, height, 1, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+            fill_uniform(b->images[i].data, (size_t)width * height, seed + (uint64_t)i, 0.0f, 1.0f);
+            b->convolved[i] = 1;
+            char name[32];
+            snprintf(name, sizeof name, "image_%04d.png", i);
+            b->names[i] = copy_text(name);
+        }
+        b->count = count;
+        return;
+    }
+    DIR *dir = opendir(folder);
+    if (!dir)
+        wb_die(WB_EXIT_USAGE, "--input-dir '%s': cannot open it: %s", folder, strerror(errno));
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+        if (!cli_has_extension(entry->d_name, ".png")) continue;
+        if (b->count == BATCH_MAX_IMAGES)
+            wb_die(WB_EXIT_USAGE, "--input-dir '%s' holds more than %d PNG files", folder,
+                   BATCH_MAX_IMAGES);
+        b->names[b->count++] = copy_text(entry->d_name);
+    }
+    closedir(dir);
+    if (b->count == 0) wb_die(WB_EXIT_USAGE, "--input-dir '%s' holds no .png file", folder);
+    qsort(b->names, (size_t)b->count, sizeof *b->names, by_name);
+    for (int i = 0; i < b->count; ++i) {
+        char path[4096];
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", folder, b->names[i]) >= sizeof path)
+            wb_die(WB_EXIT_USAGE, "--input-dir: the path of '%s' is too long", b->names[i]);
+        if (image_load_png(path, &b->images[i], err) || safe_output_protect(path, err))
+            wb_die(WB_EXIT_USAGE, "%s", err);
+        const struct image *img = &b->images[i];
+        b->convolved[i] = img->has_alpha ? img->channels - 1 : img->channels;
+    }
+}
+
+void batch_free(struct batch *b) {
+    for (int i = 0; i < b->count; ++i) {
+        image_free(&b->images[i]);
+        free(b->names[i]);
+    }
+    b->count = 0;
+}
+
+/* ---- one mode ------------------------------------------------------------------------------- */
+
+enum mode { SERIAL_PAGEABLE, SERIAL_PINNED, PIPELINED };
+
+struct lane { /* one copy stream's GPU buffers and events */
+    cudaStream_t stream;
+    float *d_in, *d_out;
+    cudaEvent_t uploaded, computed;
+};
+
+struct run {
+    const struct batch *b;
+    const struct batch_settings *s;
+    const struct mask *mask;
+    struct lane lanes[STRIPS_MAX_STREAMS];
+    const float **h_in[2];  /* per image: the pageable and the pinned inputs */
+    float **h_out[2];       /* and outputs */
+    struct stage_marks *marks;
+};
+
+static void run_mode(struct run *r, enum mode mode, int streams) {
+    const struct batch *b = r->b;
+    const int pinned = mode != SERIAL_PAGEABLE;
+    cudaStream_t legacy = cudaStreamLegacy;
+    marks_reset(r->marks);
+    for (int i = 0; i < b->count; ++i) {
+        const struct image *img = &b->images[i];
+        struct lane *lane = &r->lanes[mode == PIPELINED ? i % streams : 0];
+        cudaStream_t copy = mode == PIPELINED ? lane->stream : legacy;
+        const int index = mode == PIPELINED ? i % streams : 0, planes = b->convolved[i];
+        const size_t row = (size_t)img->width * sizeof(float), pitch = strips_pitch(img->width);
+        const size_t rows = (size_t)img->height * planes;
+        marks_begin(r->marks, i, STAGE_UPLOAD, index, copy);
+        CUDA_CHECK(cudaMemcpy2DAsync(lane->d_in, pitch, r->h_in[pinned][i], row, row, rows,
+                                     cudaMemcpyHostToDevice, copy));
+        marks_end(r->marks, copy);
+        if (mode == PIPELINED) {
+            CUDA_CHECK(cudaEventRecord(lane->uploaded, copy));
+            CUDA_CHECK(cudaStreamWaitEvent(legacy, lane->uploaded, 0));
+        }
+        marks_begin(r->marks, i, STAGE_COMPUTE, -1, legacy);
+        for (int p = 0; p < planes; ++p) {
+            const size_t plane = (size_t)p * img->height * pitch;
+            r->s->compute->launch((const float *)((const char *)lane->d_in + plane),
+                                  (float *)((char *)lane->d_out + plane), pitch, img->width,
+                                  img->height, r->mask->width, r->mask->height, r->s->block);
+        }
+        marks_end(r->marks, legacy);
+        if (mode == PIPELINED) {
+            CUDA_CHECK(cudaEventRecord(lane->computed, legacy));
+            CUDA_CHECK(cudaStreamWaitEvent(copy, lane->computed, 0));
+        }
+        marks_begin(r->marks, i, STAGE_DOWNLOAD, index, copy);
+        CUDA_CHECK(cudaMemcpy2DAsync(r->h_out[pinned][i], row, lane->d_out, pitch, row, rows,
+                                     cudaMemcpyDeviceToHost, copy));
+        marks_end(r->marks, copy);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+/* Every image's output against its reference; the first mismatches of the first failing image
+ * are listed. Returns the number of images that failed. */
+static int verify_mode(const struct run *r, int pinned, float *const *refs,
+                       float *const *magnitudes, const char *label, FILE *human) {
+    int failed = 0;
+    for (int i = 0; i < r->b->count; ++i) {
+        const struct image *img = &r->b->images[i];
+        struct verify_shape shape = {(size_t)img->width, (size_t)img->height, r->b->convolved[i]};
+        struct verify_summary summary;
+        if (verify_outputs(r->h_out[pinned][i], refs[i], magnitudes[i], shape,
+                           r->mask->width * r->mask->height, failed ? 0 : HARNESS_MISMATCHES_LISTED,
+                           failed ? NULL : human, &summary)) {
+            if (!failed) fprintf(human, "  %s: %s does not match the CPU reference\n", label,
+                                 r->b->names[i]);
+            ++failed;
+        }
+    }
+    return failed;
+}
+
+/* ---- the run --------------------------------------------------------------------------------- */
+
+static void write_outputs(const struct run *r, const char *folder) {
+    char err[WB_ERR_LEN], path[4096];
+    for (int i = 0; i < r->b->count; ++i) {
+        struct image out = r->b->images[i];
+        const size_t plane = (size_t)out.width * out.height;
+        const int planes = r->b->convolved[i];
+        out.data = (float *)host_malloc(plane * out.channels * sizeof(float), "an output image");
+        memcpy(out.data, r->h_out[1][i], plane * planes * sizeof(float));
+        memcpy(out.data + plane * planes, r->b->images[i].data + plane * planes,
+               plane * (out.channels - planes) * sizeof(float));
+        snprintf(path, sizeof path, "%s/%s", folder, r->b->names[i]);
+        int rc = image_save_png(path, &out, err);
+        free(out.data);
+        if (rc) wb_die(WB_EXIT_USAGE, "%s", err);
+    }
+}
+
+struct row {
+    char mode[40];
+    struct pipeline_summary summary;
+    struct span *spans;
+    int count, failed;
+};
+
+static void record(struct row *row, struct stage_marks *marks) {
+    const struct span *spans;
+    row->count = marks_read(marks, &spans);
+    row->spans = (struct span *)host_malloc(sizeof *spans * (row->count ? row->count : 1), "spans");
+    memcpy(row->spans, spans, sizeof *spans * row->count);
+    pipeline_model(row->spans, row->count, &row->summary);
+}
+
+static void print_table(FILE *out, const struct row *rows, int count) {
+    const struct pipeline_summary *pinned = &rows[1].summary;
+    fprintf(out, "  %-22s %10s %10s %10s %10s %10s %6s %9s %8s\n", "mode", "total ms", "upload",
+            "compute", "download", "ideal ms", "eff.", "vs serial", "allowed");
+    for (int k = 0; k < count; ++k) {
+        const struct pipeline_summary *s = &rows[k].summary;
+        double stages = s->total_ms[0] + s->total_ms[1] + s->total_ms[2];
+        fprintf(out, "  %-22s %10.3f %10.3f %10.3f %10.3f %10.3f %5.1f%% %8.2fx %7.2fx%s\n",
+                rows[k].mode, s->measured_ms, s->total_ms[STAGE_UPLOAD],
+                s->total_ms[STAGE_COMPUTE], s->total_ms[STAGE_DOWNLOAD], s->ideal_ms,
+                100.0 * s->efficiency, pinned->measured_ms / s->measured_ms,
+                s->ideal_ms > 0.0 ? stages / s->ideal_ms : 0.0,
+                rows[k].failed ? "  FAILED" : "");
+    }
+    fprintf(out, "  (stage columns: busy ms summed over the images; ideal: the slowest stage's "
+                 "total plus one image's time in the others; vs serial: serial pinned's total "
+                 "over this one; allowed: what overlap could give at most, the stages' sum over "
+                 "the ideal)\n");
+}
+
+int batch_run(const struct batch *b, const struct batch_settings *s, const struct cli_spec *spec,
+              const struct cli_options *opt) {
+    struct mask *masks[CLI_MAX_VALUES];
+    int mask_count[CLI_MAX_VALUES], configurations = 0, failed = 0;
+    struct cli_options one = *opt;
+    for (int k = 0; k < opt->mask_kind_count; ++k) {
+        one.mask_kind = opt->mask_kinds[k];
+        masks[k] = harness_make_masks(spec, &one, &mask_count[k]);
+    }
+    size_t largest = 0, pixels = 0;
+    for (int i = 0; i < b->count; ++i) {
+        size_t bytes = strips_pitch(b->images[i].width) * b->images[i].height * b->convolved[i];
+        if (bytes > largest) largest = bytes;
+        pixels += (size_t)b->images[i].width * b->images[i].height * b->convolved[i];
+    }
+
+    struct device_info device;
+    FILE *human = harness_open_device(opt, &device);
+    struct transfer_rates rates;
+    transfer_rates_measure(largest < ((size_t)256 << 20) ? largest : (size_t)256 << 20, 10,
+                           &rates);
+    fprintf(human, "batch of %d image%s (%.1f MiB of filtered planes); copies of %.1f MiB: pinned "
+                   "up %.1f GB/s, down %.1f GB/s; pageable up %.1f GB/s, down %.1f GB/s; pinning "
+                   "them took %.2f ms\n",
+            b->count, b->count == 1 ? "" : "s", pixels * sizeof(float) / 1048576.0,
+            rates.bytes / 1048576.0, rates.pinned_h2d, rates.pinned_d2h, rates.pageable_h2d,
+            rates.pageable_d2h, rates.pin_ms);
+
+    struct run r;
+    memset(&r, 0, sizeof r);
+    r.b = b;
+    r.s = s;
+    r.marks = marks_create();
+    int lanes = 1;
+    for (int k = 0; k < s->stream_count; ++k)
+        if (s->streams[k] > lanes) lanes = s->streams[k];
+    for (int k = 0; k < lanes; ++k) {
+        CUDA_CHECK(cudaStreamCreateWithFlags(&r.lanes[k].stream, cudaStreamNonBlocking));
+        r.lanes[k].d_in = (float *)device_malloc(largest, "a batch input buffer");
+        r.lanes[k].d_out = (float *)device_malloc(largest, "a batch output buffer");
+        CUDA_CHECK(cudaEventCreateWithFlags(&r.lanes[k].uploaded, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&r.lanes[k].computed, cudaEventDisableTiming));
+    }
+    for (int h = 0; h < 2; ++h) {
+        r.h_in[h] = (const float **)host_malloc(sizeof(float *) * b->count, "image pointers");
+        r.h_out[h] = (float **)host_malloc(sizeof(float *) * b->count, "image pointers");
+    }
+    float **refs = (float **)host_malloc(sizeof(float *) * b->count, "references");
+    float **magnitudes = (float **)host_malloc(sizeof(float *) * b->count, "references");
+    for (int i = 0; i < b->count; ++i) {
+        const size_t bytes = (size_t)b->images[i].width * b->images[i].height * b->convolved[i] *
+                             sizeof(float);
+        float *pinned_in, *pinned_out;
+        CUDA_CHECK(cudaHostAlloc((void **)&pinned_in, bytes, cudaHostAllocDefault));
+        CUDA_CHECK(cudaHostAlloc((void **)&pinned_out, bytes, cudaHostAllocDefault));
+        memcpy(pinned_in, b->images[i].data, bytes);
+        r.h_in[0][i] = b->images[i].data;
+        r.h_in[1][i] = pinned_in;
+        r.h_out[0][i] = (float *)host_malloc(bytes, "an output image");
+        r.h_out[1][i] = pinned_out;
+        refs[i] = (float *)host_malloc(bytes, "a reference image");
+        magnitudes[i] = (float *)host_malloc(bytes, "a reference image");
+    }
+
+    const int modes = 2 + s->stream_count;
+    struct row *rows = (struct row *)host_malloc(sizeof *rows * modes, "the table");
+    int all_masks = 0;
+    for (int k = 0; k < opt->mask_kind_count; ++k)
+        all_masks += mask_count[k];
+    struct timeline_run *csv =
+        (struct timeline_run *)host_malloc(sizeof *csv * modes * all_masks, "the timeline");
+    int csv_count = 0;
+    for (int k = 0; k < opt->mask_kind_count; ++k)
+        for (int m = 0; m < mask_count[k]; ++m) {
+            r.mask = &masks[k][m];
+            s->compute->set_mask(r.mask->weights, r.mask->width, r.mask->height);
+            for (int i = 0; i < b->count; ++i) {
+                const struct image *img = &b->images[i];
+                const size_t plane = (size_t)img->width * img->height;
+                for (int p = 0; p < b->convolved[i]; ++p)
+                    cpu_correlate_2d(img->data + p * plane, img->width, img->height,
+                                     r.mask->weights, r.mask->width, r.mask->height,
+                                     refs[i] + p * plane, magnitudes[i] + p * plane, 1);
+            }
+            fprintf(human, "mask %s, kernel %s, block %d\n", r.mask->name, s->compute->label,
+                    s->block);
+            for (int row = 0; row < modes; ++row, ++configurations) {
+                enum mode mode = row == 0 ? SERIAL_PAGEABLE : row == 1 ? SERIAL_PINNED : PIPELINED;
+                const int streams = mode == PIPELINED ? s->streams[row - 2] : 1;
+                if (mode == PIPELINED)
+                    snprintf(rows[row].mode, sizeof rows[row].mode, "pipelined, %d stream%s",
+                             streams, streams == 1 ? "" : "s");
+                else
+                    snprintf(rows[row].mode, sizeof rows[row].mode, "serial, %s",
+                             mode == SERIAL_PAGEABLE ? "pageable" : "pinned");
+                for (int i = 0; i < b->count; ++i) /* poisoned: an image never copied back fails */
+                    memset(r.h_out[mode != SERIAL_PAGEABLE][i], 0xff,
+                           (size_t)b->images[i].width * b->images[i].height * b->convolved[i] *
+                               sizeof(float));
+                run_mode(&r, mode, streams);
+                record(&rows[row], r.marks);
+                rows[row].failed = verify_mode(&r, mode != SERIAL_PAGEABLE, refs, magnitudes,
+                                               rows[row].mode, human);
+                failed += rows[row].failed > 0;
+                /* the timeline keeps the spans and a copy of the label (the row is reused) */
+                csv[csv_count++] = (struct timeline_run){copy_text(rows[row].mode),
+                                                         rows[row].spans, rows[row].count};
+            }
+            print_table(human, rows, modes);
+            fprintf(human, "  serial, pinned:\n");
+            timeline_print(human, rows[1].spans, rows[1].count, s->columns);
+            fprintf(human, "  %s:\n", rows[modes - 1].mode);
+            timeline_print(human, rows[modes - 1].spans, rows[modes - 1].count, s->columns);
+            if (s->output_folder && k == 0 && m == 0) {
+                write_outputs(&r, s->output_folder);
+                fprintf(human, "  wrote %d image%s to %s\n", b->count, b->count == 1 ? "" : "s",
+                        s->output_folder);
+            }
+        }
+    if (s->timeline_csv) {
+        char err[WB_ERR_LEN];
+        if (timeline_write_csv(s->timeline_csv, csv, csv_count, err))
+            wb_die(WB_EXIT_USAGE, "%s", err);
+        fprintf(human, "wrote the timeline to %s\n", s->timeline_csv);
+    }
+    for (int c = 0; c < csv_count; ++c) {
+        free((void *)csv[c].spans);
+        free((void *)csv[c].mode);
+    }
+    free(csv);
+    free(rows);
+    for (int i = 0; i < b->count; ++i) {
+        CUDA_CHECK(cudaFreeHost((void *)r.h_in[1][i]));
+        CUDA_CHECK(cudaFreeHost(r.h_out[1][i]));
+        free(r.h_out[0][i]);
+        free(refs[i]);
+        free(magnitudes[i]);
+    }
+    for (int h = 0; h < 2; ++h) {
+        free(r.h_in[h]);
+        free(r.h_out[h]);
+    }
+    free(refs);
+    free(magnitudes);
+    for (int k = 0; k < lanes; ++k) {
+        CUDA_CHECK(cudaStreamDestroy(r.lanes[k].stream));
+        CUDA_CHECK(cudaFree(r.lanes[k].d_in));
+        CUDA_CHECK(cudaFree(r.lanes[k].d_out));
+        CUDA_CHECK(cudaEventDestroy(r.lanes[k].uploaded));
+        CUDA_CHECK(cudaEventDestroy(r.lanes[k].computed));
+    }
+    marks_free(r.marks);
+    for (int k = 0; k < opt->mask_kind_count; ++k) {
+        for (int m = 0; m < mask_count[k]; ++m)
+            mask_free(&masks[k][m]);
+        free(masks[k]);
+    }
+    return harness_finish(human, failed, configurations, opt);
+}

@@ -1,0 +1,19 @@
+/* budget.c: the strips' GPU memory arithmetic (budget.h). */
+#include "budget.h"
+
+size_t strips_pitch(int width) {
+    const size_t row = (size_t)width * sizeof(float);
+    return (row + STRIPS_PITCH_ALIGN - 1) / STRIPS_PITCH_ALIGN * STRIPS_PITCH_ALIGN;
+}
+
+size_t strips_bytes(int width, int strip_rows, int mask_h, int buffers) {
+    return (size_t)2 * buffers * (size_t)(strip_rows + mask_h - 1) * strips_pitch(width);
+}
+
+int strips_rows_for(size_t budget, int width, int height, int mask_h, int buffers,
+                    size_t *minimum) {
+    *minimum = strips_bytes(width, 1, mask_h, buffers);
+    if (budget < *minimum) return 0;
+    const size_t rows = budget / ((size_t)2 * buffers * strips_pitch(width)) - (size_t)(mask_h - 1);
+    return rows > (size_t)height ? height : (int)rows;
+}

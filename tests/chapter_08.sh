@@ -1,0 +1,61 @@
+# chapter_08.sh: chapter 08's own tests, beside the 2D battery (sourced by ctest_list.sh with
+# $nn, $solution, $exercise, $fixtures set): strips of every height from one row to the whole
+# image, every stream count 1..8, single, double and triple buffering, a budget that decides the
+# strip height, chapter 05's kernel as the step, the batch modes on random images and on a
+# folder, the timeline file, and the bad inputs that must be refused before any GPU work.
+labels="gpu;ch08;solution"
+
+# Bad input: exit 2 and one line, before the GPU is touched (so these run without one too).
+usage_error "ch08_budget_too_small" "too small for a 1000x777 image and a mask 15 rows tall: 2 buffers of one row and its halo need at least 0.234 MiB" \
+    "$solution" --check --size 1000x777 --mask-width 15 --gpu-memory-budget 0.05
+usage_error "ch08_strip_rows_over_budget" "--strip-rows 500 needs" \
+    "$solution" --check --size 1000x777 --mask-width 5 --gpu-memory-budget 1 --strip-rows 500
+usage_error "ch08_streams_zero" "--streams: 0 is out of range \(1 to 16\)" "$solution" --streams 0
+usage_error "ch08_streams_too_many" "--streams: 17 is out of range \(1 to 16\)" "$solution" --streams 17
+usage_error "ch08_buffers_four" "--buffers: 4 is out of range \(1 to 3\)" "$solution" --buffers 4
+usage_error "ch08_input_dir_bad_png" "batch_bad/b_bad.png' is not a PNG file" \
+    "$solution" --input-dir "$fixtures/batch_bad"
+usage_error "ch08_input_dir_empty" "holds no .png file" "$solution" --input-dir "$root/common"
+usage_error "ch08_input_dir_missing" "cannot open it" "$solution" --input-dir "$fixtures/no_such_folder"
+usage_error "ch08_output_dir_is_file" "is a file, not a folder" \
+    "$solution" --batch 2 --size 30x20 --output-dir "$fixtures/gray8_13x7.png"
+usage_error "ch08_output_dir_without_batch" "goes with --batch or --input-dir" \
+    "$solution" --check --output-dir "$b/out/ch08_nowhere"
+usage_error "ch08_batch_with_budget" "for one image in strips, not for a batch" \
+    "$solution" --batch 2 --gpu-memory-budget 8
+usage_error "ch08_timeline_is_input" "refusing to overwrite an input" \
+    "$solution" --check --input "$fixtures/gray8_13x7.png" --timeline "$fixtures/gray8_13x7.png"
+
+# Strips: heights from one row to the whole image (100000 is cut to it), on images of one
+# pixel, one row, one column and an odd size, square masks 1..15 and thin ones; each
+# --strip-rows x --streams pair is its own kernel in the table, all in one process.
+add "ch08_solution_strip_heights" "$labels" "$solution" --check --own-kernels \
+    --size 1x1,1x300,300x1,1000x777 --mask-width "1:15,15x1,1x15,3x7" \
+    --strip-rows 1,2,7,64,100000 --streams 1,3
+add "ch08_solution_stream_counts" "$labels" "$solution" --check --own-kernels \
+    --size 1000x777 --mask-width 1,4,15 --strip-rows 16 --streams 1,2,3,4,5,6,7,8
+for buffers in 1 3; do
+    add "ch08_solution_buffers_$buffers" "$labels" "$solution" --check --own-kernels \
+        --buffers $buffers --size 300x1,1000x777 --mask-width 2,5,15 --strip-rows 3,40 --streams 1,2
+done
+# The budget decides the height: 1 MiB holds 50 rows of a 1000-wide image with a 15-row mask.
+add "ch08_solution_budget_strips" "$labels" "$expect" --gpu 0 "strips 50 rows" -- \
+    "$solution" --size 1000x777 --mask-width 15 --gpu-memory-budget 1 --reps 20
+add "ch08_solution_kernel_ch05" "$labels" "$solution" --check --kernel ch05 --block 16 \
+    --size 1000x777,31x33 --mask-width 1:15 --strip-rows 7,200
+# compute-sanitizer on many strips: the events must order every copy and kernel.
+for tool in memcheck synccheck; do
+    sanitized "ch08_solution_strips_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" \
+        $tool "$solution" --check --own-kernels --size 100x37 --mask-width 1,4,15 \
+        --strip-rows 1,5 --streams 1,2
+done
+
+# Batch: every mode checks every image; a folder of PNGs goes through and its results are
+# written; the timeline file holds the steps.
+add "ch08_solution_batch_random" "$labels" "$expect" --gpu 0 "pipelined, 3 streams" -- \
+    "$solution" --batch 5 --size 300x200 --mask-width 3,15 --streams 1,2,3
+add "ch08_solution_batch_folder" "$labels" "$expect" --gpu 0 "wrote 1 image to" -- \
+    "$solution" --input-dir "$root/data/images" --output-dir "$b/out/ch08_folder" --streams 2
+add "ch08_solution_timeline" "$labels" "$expect" --gpu 0 "wrote the timeline to" -- \
+    "$solution" --bench --size 1000x777 --mask-width 5 --strip-rows 100 --streams 1,3 \
+    --timeline "$b/out/ch08_timeline.csv" --reps 20
