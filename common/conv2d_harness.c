@@ -128,7 +128,8 @@ struct run_2d {
     const struct mask *mask;
     const float *ref, *magnitude;
     float *got, *again; /* the result of the first launch, of the second */
-    float *host_target; /* where a host variant's launch writes (timed runs: again) */
+    const float *host_in; /* host variants: the filtered planes, page-locked (a copy) */
+    float *host_out;      /* and where they write, page-locked */
     float fft_floor;    /* sum |mask| * max |input|: the FFT rule's least scale */
     conv2d_error_bound_fn bound_of; /* whose bounds BUFFER_BOUND holds for this configuration */
     int bound_terms;
@@ -157,7 +158,7 @@ static void launch_all_planes(void *context) {
     if (run->variant->host_launch) {
         size_t plane = (size_t)run->in.width * run->in.height;
         for (int p = 0; p < run->planes; ++p)
-            run->variant->host_launch(run->image->img.data + p * plane, run->host_target + p * plane,
+            run->variant->host_launch(run->host_in + p * plane, run->host_out + p * plane,
                                       (size_t)run->in.width * sizeof(float), run->in.width,
                                       run->in.height, run->mask->width, run->mask->height,
                                       run->block);
@@ -210,13 +211,13 @@ static void write_output(const char *path, const struct input_image *in, const f
 static void launch_poisoned(struct run_2d *run, float *into) {
     const struct mask *mask = run->mask;
     size_t row_bytes = (size_t)run->in.width * sizeof(float);
-    if (run->variant->host_launch) { /* it writes `into` itself */
-        memset(into, 0xff, row_bytes * run->in.height * run->planes);
+    if (run->variant->host_launch) { /* it writes page-locked memory itself */
+        const size_t bytes = row_bytes * run->in.height * run->planes;
+        memset(run->host_out, 0xff, bytes);
         if (run->variant->set_mask)
             run->variant->set_mask(mask->weights, mask->width, mask->height);
-        run->host_target = into;
         launch_all_planes(run);
-        run->host_target = run->again;
+        memcpy(into, run->host_out, bytes);
         return;
     }
     CUDA_CHECK(cudaMemset2D(run->out.data, run->out.pitch, 0xff, row_bytes,
@@ -385,7 +386,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         .magnitude = magnitude,
         .got = got,
         .again = again,
-        .host_target = again,
+
         .fft_floor = verify_fft_floor(in->img.data, plane * planes, mask->weights,
                                       mask->width * mask->height),
         .image = in,
@@ -394,12 +395,15 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
         .human = human,
     };
     size_t row_bytes = (size_t)width * sizeof(float);
-    if (opt->mode != CLI_MODE_BENCH)
+    if (opt->mode != CLI_MODE_BENCH && run.in.data)
         fprintf(human,
                 "image %dx%d, %d plane%s (pitch %zu bytes for rows of %zu), mask %s, "
                 "block %d\n",
                 width, height, planes, planes == 1 ? "" : "s", run.in.pitch, row_bytes, mask->name,
                 opt->block);
+    else if (opt->mode != CLI_MODE_BENCH)
+        fprintf(human, "image %dx%d, %d plane%s (in host memory only), mask %s, block %d\n", width,
+                height, planes, planes == 1 ? "" : "s", mask->name, opt->block);
     struct configuration c = {.opt = opt,
                               .human = human,
                               .variant_count = variant_count,
@@ -412,20 +416,27 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                               .check = check_2d,
                               .launch = launch_all_planes,
                               .write_output = write_output_2d};
-    if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
-    /* Host variants copy the image in and out themselves, asynchronously: the memory they copy
-     * from and to must be page-locked while they run. */
+    /* The copy roof: the image's bytes, or 256 MiB where the image stays in host memory (it may
+     * not fit on the GPU; copies that large run at the same rate) */
+    const size_t roof_bytes = run.in.data || bytes < ((size_t)256 << 20) ? bytes : (size_t)256 << 20;
+    if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(roof_bytes, opt->reps);
+    /* Host variants copy the image in and out themselves, asynchronously: what they copy from
+     * and to must be page-locked. Copies in memory of its own (cudaHostAlloc), not the image's
+     * malloc'ed pages registered in place: two small arrays may share a page. */
     int hosted = 0;
     for (int v = 0; v < variant_count; ++v)
         hosted |= variants[v].host_launch != NULL;
-    void *const locked[] = {in->img.data, got, again};
-    for (int k = 0; hosted && k < 3; ++k)
-        CUDA_CHECK(cudaHostRegister(locked[k], k ? bytes : plane * in->img.channels * sizeof(float),
-                                    cudaHostRegisterDefault));
+    if (hosted) {
+        CUDA_CHECK(cudaHostAlloc((void **)&run.host_in, bytes, cudaHostAllocDefault));
+        CUDA_CHECK(cudaHostAlloc((void **)&run.host_out, bytes, cudaHostAllocDefault));
+        memcpy((float *)run.host_in, in->img.data, bytes);
+    }
     struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");
     int failures = harness_run_configuration(&c, results);
-    for (int k = 0; hosted && k < 3; ++k)
-        CUDA_CHECK(cudaHostUnregister(locked[k]));
+    if (hosted) {
+        CUDA_CHECK(cudaFreeHost((void *)run.host_in));
+        CUDA_CHECK(cudaFreeHost(run.host_out));
+    }
     double cpu_ms = 0.0;
     if (opt->mode == CLI_MODE_BENCH) {
         struct cpu_job cpu = {&in->img, planes, mask, ref};
@@ -477,6 +488,12 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
         }
     }
 
+    /* Only host variants to run (chapter 08 with --own-kernels): the image never goes to the
+     * GPU whole, so it may be larger than the GPU's memory. */
+    int on_device = chooses;
+    for (int v = 0; v < variant_count; ++v)
+        on_device |= variants[v].launch && !(variants[v].comparison && opt->own_kernels);
+
     struct device_info device;
     FILE *human = harness_open_device(opt, &device);
     int configurations = 0, failed = 0;
@@ -496,7 +513,10 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
                          0.0f, 1.0f);
             image.convolved = 1;
         }
-        struct image_on_gpu on_gpu = upload_image(&image);
+        struct image_on_gpu on_gpu = {
+            {NULL, 0, image.img.width, image.img.height, image.convolved},
+            {NULL, 0, image.img.width, image.img.height, image.convolved}};
+        if (on_device) on_gpu = upload_image(&image);
         for (int k = 0; k < kinds; ++k) {
             one.mask_kind = opt->mask_kinds[k];
             for (int b = 0; b < opt->block_count; ++b) {

@@ -39,9 +39,10 @@ typedef void (*conv2d_launch_fn)(const float *d_in, float *d_out, size_t pitch, 
                                  int height, int mask_w, int mask_h, int block);
 
 /* One plane in host memory, for a variant that moves the data itself (chapter 08's strips):
- * h_in and h_out are width x height floats, rows host_pitch bytes apart, page-locked for the
- * call (the harness registers them), h_out poisoned with NaN. Returns when h_out holds the
- * result: the harness times it from the host's side of the GPU's timeline. */
+ * h_in and h_out are width x height floats, rows host_pitch bytes apart, page-locked (the
+ * harness's own cudaHostAlloc copies), h_out poisoned with NaN before the checked launches.
+ * Returns when h_out holds the result; timed between events on the legacy stream, so work on
+ * other streams must be ordered after what that stream holds (strips_begin does). */
 typedef void (*conv2d_host_launch_fn)(const float *h_in, float *h_out, size_t host_pitch,
                                       int width, int height, int mask_w, int mask_h, int block);
 

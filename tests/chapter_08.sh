@@ -26,12 +26,12 @@ usage_error "ch08_batch_with_budget" "for one image in strips, not for a batch" 
 usage_error "ch08_timeline_is_input" "refusing to overwrite an input" \
     "$solution" --check --input "$fixtures/gray8_13x7.png" --timeline "$fixtures/gray8_13x7.png"
 
-# Strips: heights from one row to the whole image (100000 is cut to it), on images of one
+# Strips: heights from one row to the whole image (65536 is cut to it), on images of one
 # pixel, one row, one column and an odd size, square masks 1..15 and thin ones; each
 # --strip-rows x --streams pair is its own kernel in the table, all in one process.
 add "ch08_solution_strip_heights" "$labels" "$solution" --check --own-kernels \
     --size 1x1,1x300,300x1,1000x777 --mask-width "1:15,15x1,1x15,3x7" \
-    --strip-rows 1,2,7,64,100000 --streams 1,3
+    --strip-rows 1,2,7,64,65536 --streams 1,3
 add "ch08_solution_stream_counts" "$labels" "$solution" --check --own-kernels \
     --size 1000x777 --mask-width 1,4,15 --strip-rows 16 --streams 1,2,3,4,5,6,7,8
 for buffers in 1 3; do
@@ -43,7 +43,21 @@ add "ch08_solution_budget_strips" "$labels" "$expect" --gpu 0 "strips 50 rows" -
     "$solution" --size 1000x777 --mask-width 15 --gpu-memory-budget 1 --reps 20
 add "ch08_solution_kernel_ch05" "$labels" "$solution" --check --kernel ch05 --block 16 \
     --size 1000x777,31x33 --mask-width 1:15 --strip-rows 7,200
-# compute-sanitizer on many strips: the events must order every copy and kernel.
+# Every wait of the strip loop, tested: with WB_STRIPS_DELAY_US each step first holds its
+# stream 300 us, so a step that does not wait for the one it depends on reads a buffer before it
+# is filled, or overwrites it before it is read, and the result is wrong every time. Single and
+# double buffers, one copy stream (copies queue behind each other) and three (they run ahead).
+for kind in solution exercise; do
+    binary=$solution
+    [ $kind = exercise ] && binary=$exercise
+    add "ch08_${kind}_strip_waits" "gpu;ch08;$kind" env WB_STRIPS_DELAY_US=300 "$binary" --check \
+        --own-kernels --size 300x200 --mask-width 1,5,15 --strip-rows 8,33 --streams 1,3
+    add "ch08_${kind}_strip_waits_triple" "gpu;ch08;$kind" env WB_STRIPS_DELAY_US=300 "$binary" \
+        --check --own-kernels --buffers 3 --size 300x200 --mask-width 5 --strip-rows 8 --streams 2,4
+done
+usage_error "ch08_delay_not_number" "WB_STRIPS_DELAY_US='soon' is not 0 to 100000 microseconds" \
+    env WB_STRIPS_DELAY_US=soon "$solution" --check --size 30x20
+# compute-sanitizer on many strips.
 for tool in memcheck synccheck; do
     sanitized "ch08_solution_strips_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" \
         $tool "$solution" --check --own-kernels --size 100x37 --mask-width 1,4,15 \

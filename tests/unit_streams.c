@@ -83,6 +83,16 @@ static void test_model(void) {
     pipeline_model(spans, count, &s);
     CHECK_NEAR(s.ideal_ms, 6.0, 1e-9);
     CHECK_NEAR(s.efficiency, 1.0, 1e-9);
+    /* two uploads queued on two streams at once, the engine moving one after the other: the
+     * marks overlap, and the stage was busy 4 ms, not 6 */
+    struct span queued[6] = {{0, STAGE_UPLOAD, 0, 0.0, 2.0},  {1, STAGE_UPLOAD, 1, 0.0, 4.0},
+                             {0, STAGE_COMPUTE, -1, 2.0, 3.0}, {1, STAGE_COMPUTE, -1, 4.0, 5.0},
+                             {0, STAGE_DOWNLOAD, 0, 3.0, 4.0}, {1, STAGE_DOWNLOAD, 1, 5.0, 6.0}};
+    pipeline_model(queued, 6, &s);
+    CHECK_NEAR(s.total_ms[STAGE_UPLOAD], 4.0, 1e-9);
+    CHECK_NEAR(s.total_ms[STAGE_COMPUTE], 2.0, 1e-9);
+    CHECK_NEAR(s.ideal_ms, 4.0 + 1.0 + 1.0, 1e-9);
+    CHECK_NEAR(s.efficiency, 1.0, 1e-9);
     /* nothing recorded: all zero, no division by zero */
     pipeline_model(spans, 0, &s);
     CHECK(s.items == 0 && s.efficiency == 0.0);

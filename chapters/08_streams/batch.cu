@@ -227,9 +227,14 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
     struct mask *masks[CLI_MAX_VALUES];
     int mask_count[CLI_MAX_VALUES], configurations = 0, failed = 0;
     struct cli_options one = *opt;
+    struct kernel_rules own;
+    memset(&own, 0, sizeof own);
+    own.label = s->compute->label;
+    own.block_rule = s->compute->block_rule;
     for (int k = 0; k < opt->mask_kind_count; ++k) {
         one.mask_kind = opt->mask_kinds[k];
         masks[k] = harness_make_masks(spec, &one, &mask_count[k]);
+        harness_require_block(&own, opt, masks[k], mask_count[k]); /* before the GPU */
     }
     size_t largest = 0, pixels = 0;
     for (int i = 0; i < b->count; ++i) {
@@ -336,9 +341,14 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
             fprintf(human, "  %s:\n", rows[modes - 1].mode);
             timeline_print(human, rows[modes - 1].spans, rows[modes - 1].count, s->columns);
             if (s->output_folder && k == 0 && m == 0) {
-                write_outputs(&r, s->output_folder);
-                fprintf(human, "  wrote %d image%s to %s\n", b->count, b->count == 1 ? "" : "s",
-                        s->output_folder);
+                if (rows[modes - 1].failed) {
+                    fprintf(human, "  wrote nothing to %s: the results failed their check\n",
+                            s->output_folder);
+                } else {
+                    write_outputs(&r, s->output_folder);
+                    fprintf(human, "  wrote %d image%s to %s\n", b->count,
+                            b->count == 1 ? "" : "s", s->output_folder);
+                }
             }
         }
     if (s->timeline_csv) {

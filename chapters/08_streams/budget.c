@@ -1,6 +1,10 @@
 /* budget.c: the strips' GPU memory arithmetic (budget.h). */
 #include "budget.h"
 
+#include <stdlib.h>
+
+#include "workbook.h"
+
 size_t strips_pitch(int width) {
     const size_t row = (size_t)width * sizeof(float);
     return (row + STRIPS_PITCH_ALIGN - 1) / STRIPS_PITCH_ALIGN * STRIPS_PITCH_ALIGN;
@@ -16,4 +20,16 @@ int strips_rows_for(size_t budget, int width, int height, int mask_h, int buffer
     if (budget < *minimum) return 0;
     const size_t rows = budget / ((size_t)2 * buffers * strips_pitch(width)) - (size_t)(mask_h - 1);
     return rows > (size_t)height ? height : (int)rows;
+}
+
+int strips_delay_us(long *us, char *err) {
+    const char *text = getenv("WB_STRIPS_DELAY_US");
+    *us = 0;
+    if (!text || !*text) return 0;
+    char *end;
+    long value = strtol(text, &end, 10);
+    if (*end || value < 0 || value > 100000)
+        return wb_error(err, "WB_STRIPS_DELAY_US='%s' is not 0 to 100000 microseconds", text);
+    *us = value;
+    return 0;
 }

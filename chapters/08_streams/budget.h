@@ -4,6 +4,7 @@
  *   strips_pitch      the bytes of one padded row of a strip buffer
  *   strips_bytes      the GPU memory of `buffers` strips in flight
  *   strips_rows_for   the most output rows per strip a budget holds, or the least it needs
+ *   strips_delay_us   the tests' delay before every step, from the environment
  */
 #ifndef BUDGET_H
 #define BUDGET_H
@@ -27,6 +28,10 @@ size_t strips_bytes(int width, int strip_rows, int mask_h, int buffers);
  * row fits. *minimum: the bytes one row needs. */
 int strips_rows_for(size_t budget, int width, int height, int mask_h, int buffers,
                     size_t *minimum);
+
+/* WB_STRIPS_DELAY_US (tests: every strip step first holds its stream that long), 0 when unset.
+ * Returns 0, or -1 with a one-line message when it is not 0 to 100000. */
+int strips_delay_us(long *us, char *err);
 
 #ifdef __cplusplus
 }

@@ -48,8 +48,8 @@ enum { MAX_SIDE = CONV2D_MAX_MASK_SIDE, TIMELINE_COLUMNS = 72 };
 /* ---- the chapter's own options ------------------------------------------------------------ */
 
 static const struct cli_extra_option extras[] = {
-    {"--strip-rows", 1, "LIST  outputs per strip, 1 to the image's height (default: what the "
-                        "budget holds); a list runs each"},
+    {"--strip-rows", 1, "LIST  outputs per strip, 1 to 65536, cut to the image's height "
+                        "(default: what the budget holds); a list runs each"},
     {"--gpu-memory-budget", 1, "MiB  GPU memory the strips may take (default: 90% of what is "
                                "free)"},
     {"--buffers", 1, "N  strips in flight, 1 to 3 (default 2: double buffering)"},
@@ -154,7 +154,8 @@ static void check_output_dir(const char *dir, const char *input_dir) {
 /* The budget must hold one strip of each image and mask (and each forced strip height). */
 static void check_budget(const struct chapter_options *o, int width, int height,
                          const struct mask *masks, int mask_count) {
-    if (o->budget_mib <= 0.0) return;
+    /* an input of no image's shape: loading it says why, still before the GPU */
+    if (o->budget_mib <= 0.0 || width < 1 || height < 1) return;
     const size_t budget = (size_t)(o->budget_mib * 1048576.0);
     for (int m = 0; m < mask_count; ++m) {
         size_t minimum;
@@ -185,8 +186,9 @@ static void input_size(const char *path, int *width, int *height) {
         size_t shape[NPY_MAX_DIMS];
         if (npy_load_f32(path, &data, &ndim, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
         free(data);
-        *width = ndim >= 2 ? (int)shape[ndim - 1] : 0;
-        *height = ndim >= 2 ? (int)shape[ndim - 2] : 0;
+        int fits = ndim >= 2 && shape[ndim - 1] <= IMAGE_MAX_DIM && shape[ndim - 2] <= IMAGE_MAX_DIM;
+        *width = fits ? (int)shape[ndim - 1] : 0;
+        *height = fits ? (int)shape[ndim - 2] : 0;
         return;
     }
     struct image img;
@@ -282,8 +284,10 @@ int main(int argc, char **argv) {
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
     if (!o.stream_count) o.streams[o.stream_count++] = 3;
     char err[WB_ERR_LEN];
+    long delay_us;
     if (o.timeline && safe_output_check(o.timeline, err))
         wb_die(WB_EXIT_USAGE, "--timeline %s", err);
+    if (strips_delay_us(&delay_us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
 
     const struct compute_step ch06 = {"ch06 tuned", tuned_set_mask, tuned_launch, BLOCK_ANY};
     const struct compute_step ch05 = {"ch05 tiled", conv2d_tiled_set_mask, conv2d_tiled_launch,
@@ -307,10 +311,11 @@ int main(int argc, char **argv) {
             wb_die(WB_EXIT_USAGE, "--strip-rows and --gpu-memory-budget are for one image in "
                    "strips, not for a batch");
         if (opt.size_count > 1) wb_die(WB_EXIT_USAGE, "--batch takes one --size");
-        if (o.output_dir) check_output_dir(o.output_dir, o.input_dir);
+        if (opt.block_count > 1) wb_die(WB_EXIT_USAGE, "batch mode takes one --block");
         struct batch *images = host_malloc(sizeof *images, "the batch");
         batch_load(images, o.input_dir, o.batch, (int)opt.sizes[0].width,
                    (int)opt.sizes[0].height, opt.seed);
+        if (o.output_dir) check_output_dir(o.output_dir, o.input_dir); /* inputs are fine */
         if (o.timeline && safe_output_check(o.timeline, err)) /* now against the folder too */
             wb_die(WB_EXIT_USAGE, "--timeline %s", err);
         if (!o.use_ch05) tuned_configure(path, human);
@@ -342,9 +347,11 @@ int main(int argc, char **argv) {
             mask_free(&masks[m]);
         free(masks);
     }
-    if (o.strip_row_count * o.stream_count > PIPELINES_MAX_SLOTS - 1)
+    /* one slot per set-up, and one for the reference loop when it is linked (grading) */
+    const int setups = (o.strip_row_count ? o.strip_row_count : 1) * o.stream_count;
+    if (setups > PIPELINES_MAX_SLOTS - 1)
         wb_die(WB_EXIT_USAGE, "--strip-rows x --streams: %d set-ups, at most %d in one run",
-               o.strip_row_count * o.stream_count, PIPELINES_MAX_SLOTS - 1);
+               setups, PIPELINES_MAX_SLOTS - 1);
     pipelines_configure(compute, (size_t)(o.budget_mib * 1048576.0), o.buffers);
 
     /* The kernels: a strips variant per set-up (yours), the reference's, the one pass, the

@@ -81,6 +81,11 @@ static struct strip_gpu *slot_gpu(struct slot *s, int width, int height, int mas
                                   int block, struct stage_marks *marks) {
     const int rows = pipelines_rows((int)(s - slots), width, height, mask_h);
     struct strip_gpu *gpu = &s->gpu;
+    for (int k = 0; k < slot_count; ++k) /* one slot's buffers at a time: the budget holds */
+        if (&slots[k] != s && slots[k].open) {
+            strips_close(&slots[k].gpu);
+            slots[k].open = 0;
+        }
     if (s->open && (gpu->width != width || gpu->height != height || gpu->mask_w != mask_w ||
                     gpu->mask_h != mask_h || gpu->strip_rows != rows)) {
         strips_close(gpu);
@@ -100,8 +105,9 @@ static void run_slot(int slot, struct stage_marks *marks, const float *h_in, flo
                      size_t host_pitch, int width, int height, int mask_w, int mask_h, int block) {
     struct slot *s = &slots[slot];
     struct strip_gpu *gpu = slot_gpu(s, width, height, mask_w, mask_h, block, marks);
+    strips_begin(gpu);
     s->run(gpu, h_in, h_out, host_pitch);
-    /* every stream, the compute one included: the legacy stream waits for all of them */
+    /* the compute stream and every copy stream: non-blocking ones are not waited for with it */
     CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     for (int k = 0; k < gpu->streams; ++k)
         CUDA_CHECK(cudaStreamSynchronize(gpu->copy[k]));

@@ -21,7 +21,35 @@ struct strips_private {
     conv2d_launch_fn launch;
     int block;
     struct stage_marks *marks; /* NULL: no timeline */
+    cudaEvent_t gate;          /* strips_begin: the copy streams start after it */
+    long long delay_cycles;    /* WB_STRIPS_DELAY_US: a wait before every step (0: none) */
 };
+
+/* Holds a stream for `cycles` clock ticks: the tests' way of making one step late, so that a
+ * missing wait lets another step read or overwrite a buffer too early, every time. */
+__global__ void hold_stream(long long cycles) {
+    const long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+}
+
+static void delay(const struct strips_private *p, cudaStream_t stream) {
+    if (!p->delay_cycles) return;
+    hold_stream<<<1, 1, 0, stream>>>(p->delay_cycles);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+/* WB_STRIPS_DELAY_US in clock ticks (main has refused a bad value before any GPU work). */
+static long long delay_from_environment(void) {
+    long us;
+    char err[WB_ERR_LEN];
+    if (strips_delay_us(&us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (!us) return 0;
+    int device, khz;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+    return (long long)us * khz / 1000;
+}
 
 void strips_open(struct strip_gpu *gpu, const struct strips_config *config) {
     memset(gpu, 0, sizeof *gpu);
@@ -51,6 +79,21 @@ void strips_open(struct strip_gpu *gpu, const struct strips_config *config) {
     }
     for (int k = 0; k < config->streams; ++k)
         CUDA_CHECK(cudaStreamCreateWithFlags(&gpu->copy[k], cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&p->gate, cudaEventDisableTiming));
+    p->delay_cycles = delay_from_environment();
+    /* poisoned: a kernel that reads a buffer before its upload landed reads NaN */
+    for (int b = 0; b < config->buffers; ++b) {
+        CUDA_CHECK(cudaMemset(p->d_in[b], 0xff, rows * p->pitch));
+        CUDA_CHECK(cudaMemset(p->d_out[b], 0xff, rows * p->pitch));
+    }
+}
+
+void strips_begin(struct strip_gpu *gpu) {
+    /* Work queued on the legacy stream so far (a timer's start event) comes first: the copy
+     * streams are non-blocking and would not wait for it otherwise. */
+    CUDA_CHECK(cudaEventRecord(gpu->driver->gate, cudaStreamLegacy));
+    for (int k = 0; k < gpu->streams; ++k)
+        CUDA_CHECK(cudaStreamWaitEvent(gpu->copy[k], gpu->driver->gate, 0));
 }
 
 void strips_retarget(struct strip_gpu *gpu, conv2d_launch_fn launch, int block,
@@ -73,6 +116,7 @@ void strips_close(struct strip_gpu *gpu) {
     }
     for (int k = 0; k < gpu->streams; ++k)
         CUDA_CHECK(cudaStreamDestroy(gpu->copy[k]));
+    CUDA_CHECK(cudaEventDestroy(p->gate));
     free(p);
     gpu->driver = NULL;
 }
@@ -100,6 +144,7 @@ void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t str
                   const float *h_in, size_t host_pitch, int first_row, int rows) {
     check_step(gpu, "strip_upload", buffer, first_row, rows);
     struct strips_private *p = gpu->driver;
+    delay(p, stream);
     marks_begin(p->marks, strip, STAGE_UPLOAD, stream_index(gpu, stream), stream);
     CUDA_CHECK(cudaMemcpy2DAsync(p->d_in[buffer], p->pitch,
                                  (const char *)h_in + (size_t)first_row * host_pitch, host_pitch,
@@ -112,6 +157,7 @@ void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t str
 void strip_compute(struct strip_gpu *gpu, int strip, int buffer, int rows) {
     check_step(gpu, "strip_compute", buffer, 0, rows);
     struct strips_private *p = gpu->driver;
+    delay(p, gpu->compute);
     marks_begin(p->marks, strip, STAGE_COMPUTE, -1, gpu->compute);
     p->launch(p->d_in[buffer], p->d_out[buffer], p->pitch, gpu->width, rows, gpu->mask_w,
               gpu->mask_h, p->block);
@@ -126,6 +172,7 @@ void strip_download(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t s
         wb_die(WB_EXIT_FAIL, "strip_download: rows %d to %d of a buffer of %d rows", offset,
                offset + rows - 1, gpu->strip_rows + gpu->mask_h - 1);
     struct strips_private *p = gpu->driver;
+    delay(p, stream);
     marks_begin(p->marks, strip, STAGE_DOWNLOAD, stream_index(gpu, stream), stream);
     CUDA_CHECK(cudaMemcpy2DAsync((char *)h_out + (size_t)first_row * host_pitch, host_pitch,
                                  (const char *)p->d_out[buffer] + (size_t)offset * p->pitch,

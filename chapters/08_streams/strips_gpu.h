@@ -2,6 +2,9 @@
  * run of strips needs, opening and closing one, and the timeline's marks.
  *
  *   strips_open, strips_close, strips_retarget    one run's buffers, streams and events
+ *   strips_begin                                  order a run after the legacy stream's work
+ * WB_STRIPS_DELAY_US (tests): every step first holds its stream that long, so that a wait the
+ * strip loop forgot shows as a wrong result every time, not once in a while.
  *   marks_*                                       begin and end events around each step, read
  *                                                 back as intervals (timeline.h) after a run
  */
@@ -29,6 +32,9 @@ struct strips_config {
 
 void strips_open(struct strip_gpu *gpu, const struct strips_config *config);
 void strips_close(struct strip_gpu *gpu); /* waits for the GPU first */
+/* Before a run's strips: the copy streams wait for what the legacy stream holds (a timer's
+ * start event), as the kernels do. */
+void strips_begin(struct strip_gpu *gpu);
 /* An open run's kernel, block and marks, for its next strips. */
 void strips_retarget(struct strip_gpu *gpu, conv2d_launch_fn launch, int block,
                      struct stage_marks *marks);

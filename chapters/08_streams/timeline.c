@@ -9,13 +9,42 @@
 
 const char *const stage_names[STAGE_COUNT] = {"upload", "compute", "download"};
 
+static int by_start(const void *a, const void *b) {
+    const struct span *x = a, *y = b;
+    return (x->start_ms > y->start_ms) - (x->start_ms < y->start_ms);
+}
+
+/* The time a stage was busy: the length of the union of its spans. Two copies queued on two
+ * streams may both have begun (their streams reached them) while the engine moves only one, so
+ * the spans of one stage can overlap; summing them would count that time twice. */
+static double busy_ms(const struct span *spans, int count, int stage) {
+    struct span *own = malloc(sizeof *own * (count ? count : 1));
+    if (!own) wb_die(WB_EXIT_FAIL, "out of host memory for the pipeline model");
+    int n = 0;
+    for (int k = 0; k < count; ++k)
+        if (spans[k].stage == stage) own[n++] = spans[k];
+    qsort(own, (size_t)n, sizeof *own, by_start);
+    double busy = 0.0, from = 0.0, to = -1.0;
+    for (int k = 0; k < n; ++k) {
+        if (own[k].start_ms > to) { /* a gap: close the run of overlapping spans */
+            if (to > from) busy += to - from;
+            from = own[k].start_ms;
+            to = own[k].end_ms;
+        } else if (own[k].end_ms > to) {
+            to = own[k].end_ms;
+        }
+    }
+    if (to > from) busy += to - from;
+    free(own);
+    return busy;
+}
+
 void pipeline_model(const struct span *spans, int count, struct pipeline_summary *s) {
     memset(s, 0, sizeof *s);
     if (count < 1) return;
     double first = spans[0].start_ms, last = spans[0].end_ms;
     for (int k = 0; k < count; ++k) {
         const struct span *p = &spans[k];
-        if (p->stage >= 0 && p->stage < STAGE_COUNT) s->total_ms[p->stage] += p->end_ms - p->start_ms;
         if (p->item + 1 > s->items) s->items = p->item + 1;
         if (p->start_ms < first) first = p->start_ms;
         if (p->end_ms > last) last = p->end_ms;
@@ -23,6 +52,7 @@ void pipeline_model(const struct span *spans, int count, struct pipeline_summary
     s->measured_ms = last - first;
     int slowest = 0;
     for (int g = 0; g < STAGE_COUNT; ++g) {
+        s->total_ms[g] = busy_ms(spans, count, g);
         s->mean_ms[g] = s->total_ms[g] / s->items;
         if (s->total_ms[g] > s->total_ms[slowest]) slowest = g;
     }

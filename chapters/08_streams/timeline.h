@@ -31,7 +31,7 @@ struct span {
 
 struct pipeline_summary {
     int items;                     /* distinct items seen */
-    double total_ms[STAGE_COUNT];  /* each stage's busy time, summed over items */
+    double total_ms[STAGE_COUNT];  /* each stage's busy time: the union of its spans */
     double mean_ms[STAGE_COUNT];   /* per item */
     double measured_ms;            /* the run, first start to last end */
     double ideal_ms;               /* max total + the other stages' means */
