@@ -300,17 +300,35 @@ __global__ void __launch_bounds__(BX *BY)
     store_outputs<OX, OY>(out, pitch, width, height, interior, x0, y0, acc);
 }
 
-// A texture object over the current input plane; rebuilt only when the plane changes, so the
-// timed launches do not pay for it.
+// A texture object per input plane, made the first time a plane is seen and kept, so the timed
+// launches do not pay for it. Several are kept (chapter 08's strips alternate between buffers
+// while earlier kernels still read them: one object rebuilt per launch would be destroyed in
+// use); the oldest goes when all TEXTURE_CACHE are taken, after the GPU has finished with it.
+enum { TEXTURE_CACHE = 8 };
+
 cudaTextureObject_t texture_for(const float *d_in, size_t pitch, int width, int height) {
-    static cudaTextureObject_t cached;
-    static const float *cached_in;
-    static size_t cached_pitch;
-    static int cached_width, cached_height;
-    if (cached && cached_in == d_in && cached_pitch == pitch && cached_width == width &&
-        cached_height == height)
-        return cached;
-    if (cached) CUDA_CHECK(cudaDestroyTextureObject(cached));
+    static struct {
+        cudaTextureObject_t object;
+        const float *in;
+        size_t pitch;
+        int width, height;
+        unsigned long long used; /* when it was last asked for */
+    } cache[TEXTURE_CACHE];
+    static unsigned long long now;
+    ++now;
+    int oldest = 0;
+    for (int k = 0; k < TEXTURE_CACHE; ++k) {
+        if (cache[k].object && cache[k].in == d_in && cache[k].pitch == pitch &&
+            cache[k].width == width && cache[k].height == height) {
+            cache[k].used = now;
+            return cache[k].object;
+        }
+        if (cache[k].used < cache[oldest].used) oldest = k;
+    }
+    if (cache[oldest].object) {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaDestroyTextureObject(cache[oldest].object));
+    }
     cudaResourceDesc resource = {};
     resource.resType = cudaResourceTypePitch2D;
     resource.res.pitch2D.devPtr = (void *)d_in;
@@ -323,12 +341,13 @@ cudaTextureObject_t texture_for(const float *d_in, size_t pitch, int width, int 
     view.filterMode = cudaFilterModePoint;
     view.readMode = cudaReadModeElementType;
     view.normalizedCoords = 0;
-    CUDA_CHECK(cudaCreateTextureObject(&cached, &resource, &view, NULL));
-    cached_in = d_in;
-    cached_pitch = pitch;
-    cached_width = width;
-    cached_height = height;
-    return cached;
+    CUDA_CHECK(cudaCreateTextureObject(&cache[oldest].object, &resource, &view, NULL));
+    cache[oldest].in = d_in;
+    cache[oldest].pitch = pitch;
+    cache[oldest].width = width;
+    cache[oldest].height = height;
+    cache[oldest].used = now;
+    return cache[oldest].object;
 }
 
 // The 2D harness's launch (conv2d_launch_fn) for one variant.
