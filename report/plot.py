@@ -3,8 +3,8 @@
 
     python3 report/plot.py OUT_DIR [--no-figures]
 
-Reads OUT_DIR/raw/: SWEEP.jsonl (the chapter programs' own JSON lines), device.json (devinfo)
-and meta.json (date, commit, host). Writes OUT_DIR/SWEEP.csv for every sweep, OUT_DIR/fig_*.png
+Reads OUT_DIR/raw/: SWEEP.jsonl (the chapter programs' own JSON lines), device.json (devinfo),
+meta.json (date, commit, host) and SWEEP.timeline.csv (chapter 08's recorded steps). Writes OUT_DIR/SWEEP.csv for every sweep, OUT_DIR/fig_*.png
 for every figure whose data is there, and OUT_DIR/report.md, which puts each figure beside a
 sentence computed from the same numbers. matplotlib is optional: without it (or with
 --no-figures) the CSVs and the page are still written, and the page says how to get figures.
@@ -60,6 +60,52 @@ def read_raw(out):
     failed_path = os.path.join(raw, "failed.txt")
     failed = open(failed_path).read().splitlines() if os.path.exists(failed_path) else []
     return sweeps, facts["device"], facts["meta"], failed
+
+
+# Chapter 08's timelines (raw/SWEEP.timeline.csv, one row per step: mode, item, stage, stream,
+# start_ms, end_ms), read by main beside the sweeps; the timeline figures draw them.
+TIMELINES = {}
+
+
+def read_timelines(out):
+    raw, found = os.path.join(out, "raw"), {}
+    for name in sorted(os.listdir(raw)):
+        if not name.endswith(".timeline.csv"):
+            continue
+        rows = []
+        with open(os.path.join(raw, name), newline="") as f:
+            for number, row in enumerate(csv.DictReader(f), 2):
+                try:
+                    rows.append({"mode": row["mode"], "item": int(row["item"]), "stage": row["stage"],
+                                 "stream": int(row["stream"]), "start_ms": float(row["start_ms"]),
+                                 "end_ms": float(row["end_ms"])})
+                except (KeyError, TypeError, ValueError):
+                    sys.exit(f"plot.py: {name} line {number} is not a timeline row")
+        found[name[: -len(".timeline.csv")]] = rows
+    return found
+
+
+def timeline_model(rows):
+    """Chapter 08's pipeline model (timeline.c): each stage's busy time (the union of its steps),
+    the ideal pipelined time (the slowest stage's total plus one item's time in the others) and
+    the efficiency ideal / measured."""
+    items = max(r["item"] for r in rows) + 1
+    busy = {}
+    for stage in ("upload", "compute", "download"):
+        spans = sorted((r["start_ms"], r["end_ms"]) for r in rows if r["stage"] == stage)
+        total, start, end = 0.0, None, None
+        for a, b in spans:
+            if end is None or a > end:
+                total += (end - start) if end is not None else 0.0
+                start, end = a, b
+            else:
+                end = max(end, b)
+        busy[stage] = total + ((end - start) if end is not None else 0.0)
+    slowest = max(busy, key=busy.get)
+    ideal = busy[slowest] + sum(busy[s] / items for s in busy if s != slowest)
+    measured = max(r["end_ms"] for r in rows) - min(r["start_ms"] for r in rows)
+    return {"busy": busy, "ideal": ideal, "measured": measured,
+            "efficiency": ideal / measured if measured > 0 else 0.0, "items": items}
 
 
 def timed(records, variant=None):
@@ -604,6 +650,73 @@ def fig_7_low_rank(plt, sweeps, device):
                  + ("; ".join(said) if said else "no direct kernel was timed beside it") + ".")
 
 
+def runs_of(rows):
+    """The recorded runs in the order they were written: mode -> its first run's rows (a mode
+    recorded again later, for another mask, is left out)."""
+    runs, last = {}, None
+    for r in rows:
+        if r["mode"] != last and r["mode"] in runs:
+            last = None  # a repeat of an earlier mode: skip its rows
+            continue
+        runs.setdefault(r["mode"], []).append(r)
+        last = r["mode"]
+    return runs
+
+
+def gantt(plt, runs, title):
+    """One plot per run: a lane per stage, each step a bar coloured by its item."""
+    fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.6 + 1.3 * len(runs)), squeeze=False)
+    colours = plt.get_cmap("tab10")
+    for ax, (mode, rows) in zip(axes[:, 0], runs.items()):
+        origin = min(r["start_ms"] for r in rows)
+        for lane, stage in enumerate(("upload", "compute", "download")):
+            bars = [(r["start_ms"] - origin, r["end_ms"] - r["start_ms"], r["item"])
+                    for r in rows if r["stage"] == stage]
+            ax.broken_barh([(a, w) for a, w, _ in bars], (2 - lane - 0.4, 0.8),
+                           facecolors=[colours(i % 10) for _, _, i in bars], edgecolor="white",
+                           linewidth=0.3)
+        m = timeline_model(rows)
+        ax.set_yticks([2, 1, 0], ["upload", "compute", "download"])
+        ax.set_xlabel("ms from the run's start")
+        ax.set_ylabel("stage")
+        ax.set_title(f"{mode}: {m['measured']:.2f} ms, {100 * m['efficiency']:.0f}% of the ideal "
+                     f"{m['ideal']:.2f} ms", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def fig_8_batch_timeline(plt, sweeps, device):
+    runs = runs_of(TIMELINES.get("8_batch", []))
+    serial = runs.get("serial, pinned")
+    pipelined = [m for m in runs if m.startswith("pipelined")]
+    if not serial or not pipelined:
+        return None
+    best = min(pipelined, key=lambda m: timeline_model(runs[m])["measured"])
+    chosen = {"serial, pinned": serial, best: runs[best]}
+    s, p = timeline_model(serial), timeline_model(runs[best])
+    fig = gantt(plt, chosen, f"Chapter 08, a batch of {p['items']} images: one step at a time, "
+                             f"then overlapped over copy streams")
+    return fig, (f"One step after another, the batch took {s['measured']:.2f} ms; {best} took "
+                 f"{p['measured']:.2f} ms ({s['measured'] / p['measured']:.2f}x faster), "
+                 f"{100 * p['efficiency']:.0f}% of the ideal pipelined time of {p['ideal']:.2f} ms "
+                 f"(busiest stage: {max(p['busy'], key=p['busy'].get)}).")
+
+
+def fig_8_strips_timeline(plt, sweeps, device):
+    runs = runs_of(TIMELINES.get("8_strips", []))
+    one = [m for m in runs if m.startswith("ch08 one pass")]
+    strips = [m for m in runs if m.startswith("strips")]
+    if not one or not strips:
+        return None
+    best = min(strips, key=lambda m: timeline_model(runs[m])["measured"])
+    o, p = timeline_model(runs[one[0]]), timeline_model(runs[best])
+    fig = gantt(plt, {one[0]: runs[one[0]], best: runs[best]},
+                "Chapter 08, one image: whole on the GPU, then in strips under a memory budget")
+    return fig, (f"The whole image up, through and down took {o['measured']:.2f} ms; in "
+                 f"{p['items']} strips ({best.split(',')[0]}) {p['measured']:.2f} ms, "
+                 f"{100 * p['efficiency']:.0f}% of the ideal pipelined time of {p['ideal']:.2f} ms.")
+
+
 FIGURES = [
     ("fig_1d_progression", fig_1d_progression),
     ("fig_1d_widths", fig_1d_widths),
@@ -617,6 +730,8 @@ FIGURES = [
     ("fig_7_separable", fig_7_separable),
     ("fig_7_full_rank", fig_7_full_rank),
     ("fig_7_low_rank", fig_7_low_rank),
+    ("fig_8_batch_timeline", fig_8_batch_timeline),
+    ("fig_8_strips_timeline", fig_8_strips_timeline),
 ]
 
 
@@ -631,7 +746,8 @@ def check_figure(name, fig):
             problems.append("a plot without a title")
         if not ax.get_xlabel() or not ax.get_ylabel():
             problems.append(f"'{ax.get_title()}' lacks an axis label")
-        drawn = sum(len(line.get_xdata()) for line in ax.lines) + len(ax.patches) + len(ax.images)
+        drawn = (sum(len(line.get_xdata()) for line in ax.lines) + len(ax.patches) + len(ax.images)
+                 + sum(len(c.get_paths()) for c in ax.collections))
         if drawn == 0:
             problems.append(f"'{ax.get_title()}' draws nothing")
     if problems:
@@ -682,7 +798,16 @@ def main(argv):
         sys.exit("usage: python3 report/plot.py OUT_DIR [--no-figures]")
     out = args[0]
     sweeps, device, meta, failed = read_raw(out)
+    TIMELINES.update(read_timelines(out))
     csvs = write_csvs(out, sweeps)
+    for name, rows in TIMELINES.items():  # beside the sweeps' CSVs, for the page's list
+        path = os.path.join(out, name + ".timeline.csv")
+        with open(path, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=["mode", "item", "stage", "stream", "start_ms",
+                                                   "end_ms"])
+            writer.writeheader()
+            writer.writerows(rows)
+        csvs.append(path)
     drawn, why_no_figures = [], None
     plt = None
     if "--no-figures" in argv:

@@ -108,6 +108,29 @@ def main():
             sweeps.setdefault(sweep, []).append(record(
                 rng, k, big, taps, 8.0 * big, eff, comp, mask=f"{kind} {m}x{m}", width=8192,
                 height=8192, planes=1, mask_width=m, mask_height=m, block=32))
+    # Chapter 08: timelines of made-up runs, one step after another or overlapped.
+    def steps(mode, items, up, compute, down, pipelined, streams=1):
+        rows, up_free, compute_free, down_free, t = [], 0.0, 0.0, 0.0, 0.0
+        for i in range(items):
+            jitter = rng.uniform(0.95, 1.05)
+            a = up_free if pipelined else t
+            b = max(a + up * jitter, compute_free) if pipelined else a + up * jitter
+            c = max(b + compute * jitter, down_free) if pipelined else b + compute * jitter
+            rows += [(mode, i, "upload", i % streams, a, a + up * jitter),
+                     (mode, i, "compute", -1, b, b + compute * jitter),
+                     (mode, i, "download", i % streams, c, c + down * jitter)]
+            up_free, compute_free, down_free = a + up * jitter, b + compute * jitter, c + down * jitter
+            t = c + down * jitter
+        return rows
+    timelines = {
+        "8_batch": steps("serial, pinned", 16, 2.6, 0.3, 2.5, False)
+        + steps("pipelined, 3 streams", 16, 2.6, 0.3, 2.5, True, 3),
+        "8_strips": steps("ch08 one pass, 8192x8192, mask 5x5", 1, 10.4, 0.2, 10.1, False)
+        + steps("strips 1024 rows, 3 str., 8192x8192, mask 5x5", 8, 1.3, 0.03, 1.27, True, 3)}
+    for name, rows in timelines.items():
+        with open(os.path.join(raw, name + ".timeline.csv"), "w") as f:
+            f.write("mode,item,stage,stream,start_ms,end_ms\n")
+            f.writelines(f'"{m}",{i},{st},{k},{a:.6f},{b:.6f}\n' for m, i, st, k, a, b in rows)
     for name, records in sweeps.items():
         with open(os.path.join(raw, name + ".jsonl"), "w") as f:
             f.writelines(json.dumps(r) + "\n" for r in records)

@@ -399,7 +399,7 @@ int main(int argc, char **argv) {
                                                .comparison = 1};
     if (!o.use_ch05) tuned_configure(path, human);
     struct report report = {.out = human,
-                            .bench = opt.mode != CLI_MODE_CHECK && !opt.json,
+                            .bench = opt.mode != CLI_MODE_CHECK, /* on stderr with --json */
                             .slots = slots,
                             .slot_count = slot_count,
                             .block = opt.block};
