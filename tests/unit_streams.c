@@ -18,6 +18,25 @@ static int contains(const char *text, const char *needle) {
     return strstr(text, needle) != NULL;
 }
 
+static void test_delays(void) {
+    long us[3];
+    char err[WB_ERR_LEN];
+    unsetenv("WB_STRIPS_DELAY_US");
+    CHECK(strips_delay_us(us, err) == 0 && us[0] == 0 && us[1] == 0 && us[2] == 0);
+    setenv("WB_STRIPS_DELAY_US", "300", 1);
+    CHECK(strips_delay_us(us, err) == 0 && us[0] == 300 && us[1] == 300 && us[2] == 300);
+    setenv("WB_STRIPS_DELAY_US", "0,300,7", 1);
+    CHECK(strips_delay_us(us, err) == 0 && us[0] == 0 && us[1] == 300 && us[2] == 7);
+    static const char *const bad[] = {"5,5", "1,2,3,4", "-1", "100001", "x", "5,", ",5", "1,,2",
+                                       "3 ", "1,2,3,"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; ++k) {
+        setenv("WB_STRIPS_DELAY_US", bad[k], 1);
+        CHECK(strips_delay_us(us, err) == -1 && contains(err, "is not N or U,C,D") &&
+              us[0] == 0 && us[1] == 0 && us[2] == 0);
+    }
+    unsetenv("WB_STRIPS_DELAY_US");
+}
+
 static void test_budget(void) {
     CHECK(strips_pitch(1) == 512);
     CHECK(strips_pitch(128) == 512);
@@ -160,6 +179,7 @@ int main(int argc, char **argv) {
     }
     mkdir(argv[1], 0777);
     test_budget();
+    test_delays();
     test_model();
     test_timeline(argv[1]);
     return check_summary("unit_streams");

@@ -22,14 +22,26 @@ int strips_rows_for(size_t budget, int width, int height, int mask_h, int buffer
     return rows > (size_t)height ? height : (int)rows;
 }
 
-int strips_delay_us(long *us, char *err) {
+int strips_delay_us(long us[3], char *err) {
     const char *text = getenv("WB_STRIPS_DELAY_US");
-    *us = 0;
+    us[0] = us[1] = us[2] = 0;
     if (!text || !*text) return 0;
-    char *end;
-    long value = strtol(text, &end, 10);
-    if (*end || value < 0 || value > 100000)
-        return wb_error(err, "WB_STRIPS_DELAY_US='%s' is not 0 to 100000 microseconds", text);
-    *us = value;
-    return 0;
+    const char *p = text;
+    int count = 0;
+    while (count < 3) {
+        char *end;
+        long value = strtol(p, &end, 10);
+        if (end == p || value < 0 || value > 100000) break;
+        us[count++] = value;
+        if (*end == '\0') {
+            if (count == 1) us[1] = us[2] = us[0];
+            if (count == 1 || count == 3) return 0;
+            break;
+        }
+        if (*end != ',') break;
+        p = end + 1;
+    }
+    us[0] = us[1] = us[2] = 0;
+    return wb_error(err, "WB_STRIPS_DELAY_US='%s' is not N or U,C,D, each 0 to 100000 microseconds",
+                    text);
 }

@@ -29,9 +29,10 @@ size_t strips_bytes(int width, int strip_rows, int mask_h, int buffers);
 int strips_rows_for(size_t budget, int width, int height, int mask_h, int buffers,
                     size_t *minimum);
 
-/* WB_STRIPS_DELAY_US (tests: every strip step first holds its stream that long), 0 when unset.
- * Returns 0, or -1 with a one-line message when it is not 0 to 100000. */
-int strips_delay_us(long *us, char *err);
+/* WB_STRIPS_DELAY_US (tests): how long each strip step first holds its stream, per stage:
+ * "N" for all three, or "U,C,D" for upload, compute and download, each 0 to 100000; all 0 when
+ * unset. Returns 0, or -1 with a one-line message. */
+int strips_delay_us(long us[3], char *err);
 
 #ifdef __cplusplus
 }

@@ -284,10 +284,10 @@ int main(int argc, char **argv) {
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
     if (!o.stream_count) o.streams[o.stream_count++] = 3;
     char err[WB_ERR_LEN];
-    long delay_us;
+    long delay_us[3];
     if (o.timeline && safe_output_check(o.timeline, err))
         wb_die(WB_EXIT_USAGE, "--timeline %s", err);
-    if (strips_delay_us(&delay_us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+    if (strips_delay_us(delay_us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
 
     const struct compute_step ch06 = {"ch06 tuned", tuned_set_mask, tuned_launch, BLOCK_ANY};
     const struct compute_step ch05 = {"ch05 tiled", conv2d_tiled_set_mask, conv2d_tiled_launch,

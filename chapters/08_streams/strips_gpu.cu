@@ -22,7 +22,7 @@ struct strips_private {
     int block;
     struct stage_marks *marks; /* NULL: no timeline */
     cudaEvent_t gate;          /* strips_begin: the copy streams start after it */
-    long long delay_cycles;    /* WB_STRIPS_DELAY_US: a wait before every step (0: none) */
+    long long delay_cycles[STAGE_COUNT]; /* WB_STRIPS_DELAY_US: a wait before each step */
 };
 
 /* Holds a stream for `cycles` clock ticks: the tests' way of making one step late, so that a
@@ -33,22 +33,25 @@ __global__ void hold_stream(long long cycles) {
     }
 }
 
-static void delay(const struct strips_private *p, cudaStream_t stream) {
-    if (!p->delay_cycles) return;
-    hold_stream<<<1, 1, 0, stream>>>(p->delay_cycles);
+static void delay(const struct strips_private *p, enum stage stage, cudaStream_t stream) {
+    if (!p->delay_cycles[stage]) return;
+    hold_stream<<<1, 1, 0, stream>>>(p->delay_cycles[stage]);
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* WB_STRIPS_DELAY_US in clock ticks (main has refused a bad value before any GPU work). */
-static long long delay_from_environment(void) {
-    long us;
+/* WB_STRIPS_DELAY_US in clock ticks, per stage (main has refused a bad value before any GPU
+ * work). */
+static void delays_from_environment(long long cycles[STAGE_COUNT]) {
+    long us[3];
     char err[WB_ERR_LEN];
-    if (strips_delay_us(&us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
-    if (!us) return 0;
-    int device, khz;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
-    return (long long)us * khz / 1000;
+    if (strips_delay_us(us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
+    int device, khz = 0;
+    if (us[0] || us[1] || us[2]) {
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+    }
+    for (int g = 0; g < STAGE_COUNT; ++g)
+        cycles[g] = (long long)us[g] * khz / 1000;
 }
 
 void strips_open(struct strip_gpu *gpu, const struct strips_config *config) {
@@ -80,7 +83,7 @@ void strips_open(struct strip_gpu *gpu, const struct strips_config *config) {
     for (int k = 0; k < config->streams; ++k)
         CUDA_CHECK(cudaStreamCreateWithFlags(&gpu->copy[k], cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&p->gate, cudaEventDisableTiming));
-    p->delay_cycles = delay_from_environment();
+    delays_from_environment(p->delay_cycles);
     /* poisoned: a kernel that reads a buffer before its upload landed reads NaN */
     for (int b = 0; b < config->buffers; ++b) {
         CUDA_CHECK(cudaMemset(p->d_in[b], 0xff, rows * p->pitch));
@@ -144,7 +147,7 @@ void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t str
                   const float *h_in, size_t host_pitch, int first_row, int rows) {
     check_step(gpu, "strip_upload", buffer, first_row, rows);
     struct strips_private *p = gpu->driver;
-    delay(p, stream);
+    delay(p, STAGE_UPLOAD, stream);
     marks_begin(p->marks, strip, STAGE_UPLOAD, stream_index(gpu, stream), stream);
     CUDA_CHECK(cudaMemcpy2DAsync(p->d_in[buffer], p->pitch,
                                  (const char *)h_in + (size_t)first_row * host_pitch, host_pitch,
@@ -157,7 +160,7 @@ void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t str
 void strip_compute(struct strip_gpu *gpu, int strip, int buffer, int rows) {
     check_step(gpu, "strip_compute", buffer, 0, rows);
     struct strips_private *p = gpu->driver;
-    delay(p, gpu->compute);
+    delay(p, STAGE_COMPUTE, gpu->compute);
     marks_begin(p->marks, strip, STAGE_COMPUTE, -1, gpu->compute);
     p->launch(p->d_in[buffer], p->d_out[buffer], p->pitch, gpu->width, rows, gpu->mask_w,
               gpu->mask_h, p->block);
@@ -172,7 +175,7 @@ void strip_download(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t s
         wb_die(WB_EXIT_FAIL, "strip_download: rows %d to %d of a buffer of %d rows", offset,
                offset + rows - 1, gpu->strip_rows + gpu->mask_h - 1);
     struct strips_private *p = gpu->driver;
-    delay(p, stream);
+    delay(p, STAGE_DOWNLOAD, stream);
     marks_begin(p->marks, strip, STAGE_DOWNLOAD, stream_index(gpu, stream), stream);
     CUDA_CHECK(cudaMemcpy2DAsync((char *)h_out + (size_t)first_row * host_pitch, host_pitch,
                                  (const char *)p->d_out[buffer] + (size_t)offset * p->pitch,

@@ -3,8 +3,8 @@
  *
  *   strips_open, strips_close, strips_retarget    one run's buffers, streams and events
  *   strips_begin                                  order a run after the legacy stream's work
- * WB_STRIPS_DELAY_US (tests): every step first holds its stream that long, so that a wait the
- * strip loop forgot shows as a wrong result every time, not once in a while.
+ * WB_STRIPS_DELAY_US (tests): each step first holds its stream that long (one stage late at a
+ * time), so that a wait the strip loop forgot shows as a wrong result every time.
  *   marks_*                                       begin and end events around each step, read
  *                                                 back as intervals (timeline.h) after a run
  */
