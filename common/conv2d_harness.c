@@ -286,7 +286,9 @@ static struct variant_result check_2d(void *context) {
                             .height = shape.height,
                             .planes = run->planes,
                             .block = run->block,
-                            .pitch_floats = run->in.pitch / sizeof(float)};
+                            /* host variants' rows are width apart: no pitch to mistake */
+                            .pitch_floats = run->variant->host_launch
+                                                ? 0 : run->in.pitch / sizeof(float)};
         r.hint = diagnose_failure(&f);
         hint_print(run->human, r.hint, 2, mask->width);
     }

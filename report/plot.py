@@ -651,15 +651,16 @@ def fig_7_low_rank(plt, sweeps, device):
 
 
 def runs_of(rows):
-    """The recorded runs in the order they were written: mode -> its first run's rows (a mode
-    recorded again later, for another mask, is left out)."""
-    runs, last = {}, None
+    """The recorded runs in the order they were written: mode -> its first run's rows. A run
+    starts where the mode changes or its item number drops back; a mode recorded again (for
+    another mask, or twice in a row) is left out."""
+    runs, current, keep, last_item = {}, None, False, -1
     for r in rows:
-        if r["mode"] != last and r["mode"] in runs:
-            last = None  # a repeat of an earlier mode: skip its rows
-            continue
-        runs.setdefault(r["mode"], []).append(r)
-        last = r["mode"]
+        if r["mode"] != current or r["item"] < last_item:
+            current, keep = r["mode"], r["mode"] not in runs
+        last_item = r["item"]
+        if keep:
+            runs.setdefault(r["mode"], []).append(r)
     return runs
 
 

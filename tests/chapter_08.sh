@@ -44,26 +44,30 @@ add "ch08_solution_budget_strips" "$labels" "$expect" --gpu 0 "strips 50 rows" -
 add "ch08_solution_kernel_ch05" "$labels" "$solution" --check --kernel ch05 --block 16 \
     --size 1000x777,31x33 --mask-width 1:15 --strip-rows 7,200
 # Every wait of the strip loop, tested: WB_STRIPS_DELAY_US=U,C,D holds each upload, kernel or
-# download's stream that many microseconds first, one stage late at a time, so a step that does
+# download's stream that many microseconds of wall-clock time first (the GPU's global timer: time
+# given to other processes counts), one stage late at a time, so a step that does
 # not wait for the one it depends on reads a buffer before it is filled, or overwrites it before
 # it is read, and the result is wrong every time:
 #   late uploads    a kernel that does not wait for its upload
 #   late kernels    a download that does not wait for its kernel; an upload that overwrites
 #                   the input of the kernel two strips back
 #   late downloads  a kernel that overwrites the output the download two strips back reads
-# Four copy streams against two buffers, so that the order within a stream does not make the
-# waits for you (with one stream, or as many as buffers, it does); one stream as well.
+# Four copy streams against two buffers (six against three), so that the order within a stream
+# does not make the waits for you (with one stream, or as many as buffers, it does); one stream
+# as well.
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
-    for late in uploads:300,0,0 kernels:0,300,0 downloads:0,0,300; do
+    for late in uploads:1000,0,0 kernels:0,1000,0 downloads:0,0,1000; do
         add "ch08_${kind}_strip_waits_late_${late%%:*}" "gpu;ch08;$kind" \
             env WB_STRIPS_DELAY_US=${late#*:} "$binary" --check --own-kernels --size 300x200 \
             --mask-width 1,5,15 --strip-rows 8,33 --streams 1,4
     done
-    add "ch08_${kind}_strip_waits_triple" "gpu;ch08;$kind" env WB_STRIPS_DELAY_US=0,0,300 \
-        "$binary" --check --own-kernels --buffers 3 --size 300x200 --mask-width 5 --strip-rows 8 \
-        --streams 6
+    for late in kernels:0,1000,0 downloads:0,0,1000; do
+        add "ch08_${kind}_strip_waits_triple_late_${late%%:*}" "gpu;ch08;$kind" \
+            env WB_STRIPS_DELAY_US=${late#*:} "$binary" --check --own-kernels --buffers 3 \
+            --size 300x200 --mask-width 5 --strip-rows 8 --streams 6
+    done
 done
 usage_error "ch08_delay_not_number" "WB_STRIPS_DELAY_US='soon' is not N or U,C,D" \
     env WB_STRIPS_DELAY_US=soon "$solution" --check --size 30x20

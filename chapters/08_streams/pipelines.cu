@@ -76,6 +76,18 @@ void pipelines_set_mask(const float *h_mask, int mask_w, int mask_h) {
     config.mask_h = mask_h;
 }
 
+static struct {
+    float *d_in, *d_out;
+    size_t pitch;
+    int width, height;
+} whole; /* the one pass's image on the GPU */
+
+static void free_whole(void) {
+    if (whole.d_in) CUDA_CHECK(cudaFree(whole.d_in));
+    if (whole.d_out) CUDA_CHECK(cudaFree(whole.d_out));
+    memset(&whole, 0, sizeof whole);
+}
+
 /* The slot's GPU side, for this image and mask: kept, or made anew. */
 static struct strip_gpu *slot_gpu(struct slot *s, int width, int height, int mask_w, int mask_h,
                                   int block, struct stage_marks *marks) {
@@ -86,6 +98,7 @@ static struct strip_gpu *slot_gpu(struct slot *s, int width, int height, int mas
             strips_close(&slots[k].gpu);
             slots[k].open = 0;
         }
+    free_whole(); /* and not the one pass's beside them */
     if (s->open && (gpu->width != width || gpu->height != height || gpu->mask_w != mask_w ||
                     gpu->mask_h != mask_h || gpu->strip_rows != rows)) {
         strips_close(gpu);
@@ -147,18 +160,21 @@ conv2d_set_mask_fn pipelines_strips_set_mask(int slot) {
 
 /* ---- the one pass ---------------------------------------------------------------------------- */
 
-static struct {
-    float *d_in, *d_out;
-    size_t pitch;
-    int width, height;
-} whole;
+/* Frees every strip slot's GPU buffers (the one pass needs the room). */
+static void close_slots(void) {
+    for (int k = 0; k < slot_count; ++k)
+        if (slots[k].open) {
+            strips_close(&slots[k].gpu);
+            slots[k].open = 0;
+        }
+}
 
 static void run_one_pass(struct stage_marks *marks, const float *h_in, float *h_out,
                          size_t host_pitch, int width, int height, int mask_w, int mask_h,
                          int block) {
+    close_slots();
     if (whole.width != width || whole.height != height) {
-        if (whole.d_in) CUDA_CHECK(cudaFree(whole.d_in));
-        if (whole.d_out) CUDA_CHECK(cudaFree(whole.d_out));
+        free_whole();
         whole.d_in = (float *)device_malloc_pitch((size_t)width * sizeof(float), (size_t)height,
                                                   &whole.pitch, "the one pass's input");
         whole.d_out = (float *)device_malloc_pitch((size_t)width * sizeof(float), (size_t)height,
@@ -199,12 +215,6 @@ void pipelines_record(int slot, struct stage_marks *marks, const float *h_in, fl
 }
 
 void pipelines_close(void) {
-    for (int k = 0; k < slot_count; ++k)
-        if (slots[k].open) {
-            strips_close(&slots[k].gpu);
-            slots[k].open = 0;
-        }
-    if (whole.d_in) CUDA_CHECK(cudaFree(whole.d_in));
-    if (whole.d_out) CUDA_CHECK(cudaFree(whole.d_out));
-    memset(&whole, 0, sizeof whole);
+    close_slots();
+    free_whole();
 }

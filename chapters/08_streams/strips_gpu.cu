@@ -22,36 +22,34 @@ struct strips_private {
     int block;
     struct stage_marks *marks; /* NULL: no timeline */
     cudaEvent_t gate;          /* strips_begin: the copy streams start after it */
-    long long delay_cycles[STAGE_COUNT]; /* WB_STRIPS_DELAY_US: a wait before each step */
+    unsigned long long delay_ns[STAGE_COUNT]; /* WB_STRIPS_DELAY_US: a wait before each step */
 };
 
-/* Holds a stream for `cycles` clock ticks: the tests' way of making one step late, so that a
- * missing wait lets another step read or overwrite a buffer too early, every time. */
-__global__ void hold_stream(long long cycles) {
-    const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
+/* Holds a stream for `ns` nanoseconds of wall-clock time (the GPU's global timer, which keeps
+ * counting while another process's work runs): the tests' way of making one step late, so that
+ * a missing wait lets another step read or overwrite a buffer too early, every time. */
+__global__ void hold_stream(unsigned long long ns) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < ns);
 }
 
 static void delay(const struct strips_private *p, enum stage stage, cudaStream_t stream) {
-    if (!p->delay_cycles[stage]) return;
-    hold_stream<<<1, 1, 0, stream>>>(p->delay_cycles[stage]);
+    if (!p->delay_ns[stage]) return;
+    hold_stream<<<1, 1, 0, stream>>>(p->delay_ns[stage]);
     CUDA_CHECK(cudaGetLastError());
 }
 
-/* WB_STRIPS_DELAY_US in clock ticks, per stage (main has refused a bad value before any GPU
+/* WB_STRIPS_DELAY_US in nanoseconds, per stage (main has refused a bad value before any GPU
  * work). */
-static void delays_from_environment(long long cycles[STAGE_COUNT]) {
+static void delays_from_environment(unsigned long long ns[STAGE_COUNT]) {
     long us[3];
     char err[WB_ERR_LEN];
     if (strips_delay_us(us, err)) wb_die(WB_EXIT_USAGE, "%s", err);
-    int device, khz = 0;
-    if (us[0] || us[1] || us[2]) {
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
-    }
     for (int g = 0; g < STAGE_COUNT; ++g)
-        cycles[g] = (long long)us[g] * khz / 1000;
+        ns[g] = 1000ull * (unsigned long long)us[g];
 }
 
 void strips_open(struct strip_gpu *gpu, const struct strips_config *config) {
@@ -83,7 +81,7 @@ void strips_open(struct strip_gpu *gpu, const struct strips_config *config) {
     for (int k = 0; k < config->streams; ++k)
         CUDA_CHECK(cudaStreamCreateWithFlags(&gpu->copy[k], cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&p->gate, cudaEventDisableTiming));
-    delays_from_environment(p->delay_cycles);
+    delays_from_environment(p->delay_ns);
     /* poisoned: a kernel that reads a buffer before its upload landed reads NaN */
     for (int b = 0; b < config->buffers; ++b) {
         CUDA_CHECK(cudaMemset(p->d_in[b], 0xff, rows * p->pitch));
