@@ -63,7 +63,8 @@ def read_raw(out):
 
 
 # Chapter 08's timelines (raw/SWEEP.timeline.csv, one row per step: mode, item, stage, stream,
-# start_ms, end_ms), read by main beside the sweeps; the timeline figures draw them.
+# start_ms, end_ms, bytes, then the run's measured_ms and ideal_ms as the program's model found
+# them), read by main beside the sweeps; the timeline figures draw them.
 TIMELINES = {}
 
 
@@ -78,7 +79,9 @@ def read_timelines(out):
                 try:
                     rows.append({"mode": row["mode"], "item": int(row["item"]), "stage": row["stage"],
                                  "stream": int(row["stream"]), "start_ms": float(row["start_ms"]),
-                                 "end_ms": float(row["end_ms"])})
+                                 "end_ms": float(row["end_ms"]), "bytes": float(row["bytes"]),
+                                 "measured_ms": float(row["measured_ms"]),
+                                 "ideal_ms": float(row["ideal_ms"])})
                 except (KeyError, TypeError, ValueError):
                     sys.exit(f"plot.py: {name} line {number} is not a timeline row")
         found[name[: -len(".timeline.csv")]] = rows
@@ -86,9 +89,9 @@ def read_timelines(out):
 
 
 def timeline_model(rows):
-    """Chapter 08's pipeline model (timeline.c): each stage's busy time (the union of its steps),
-    the ideal pipelined time (the slowest stage's total plus one item's time in the others) and
-    the efficiency ideal / measured."""
+    """A recorded run as chapter 08's model saw it (timeline.c): each stage's busy time in the
+    record (the union of its steps), and the program's own measured time (a run without marks)
+    and ideal pipelined time, with the efficiency ideal / measured."""
     items = max(r["item"] for r in rows) + 1
     busy = {}
     for stage in ("upload", "compute", "download"):
@@ -101,9 +104,7 @@ def timeline_model(rows):
             else:
                 end = max(end, b)
         busy[stage] = total + ((end - start) if end is not None else 0.0)
-    slowest = max(busy, key=busy.get)
-    ideal = busy[slowest] + sum(busy[s] / items for s in busy if s != slowest)
-    measured = max(r["end_ms"] for r in rows) - min(r["start_ms"] for r in rows)
+    measured, ideal = rows[0]["measured_ms"], rows[0]["ideal_ms"]
     return {"busy": busy, "ideal": ideal, "measured": measured,
             "efficiency": ideal / measured if measured > 0 else 0.0, "items": items}
 
@@ -678,7 +679,7 @@ def gantt(plt, runs, title):
                            linewidth=0.3)
         m = timeline_model(rows)
         ax.set_yticks([2, 1, 0], ["upload", "compute", "download"])
-        ax.set_xlabel("ms from the run's start")
+        ax.set_xlabel("ms from the start of a run with marks around every step (they slow it)")
         ax.set_ylabel("stage")
         ax.set_title(f"{mode}: {m['measured']:.2f} ms, {100 * m['efficiency']:.0f}% of the ideal "
                      f"{m['ideal']:.2f} ms", fontsize=9)
@@ -805,7 +806,7 @@ def main(argv):
         path = os.path.join(out, name + ".timeline.csv")
         with open(path, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=["mode", "item", "stage", "stream", "start_ms",
-                                                   "end_ms"])
+                                                   "end_ms", "bytes", "measured_ms", "ideal_ms"])
             writer.writeheader()
             writer.writerows(rows)
         csvs.append(path)

@@ -22,6 +22,7 @@ extern "C" {
 #endif
 
 #define BATCH_MAX_IMAGES 1024
+#define BATCH_TIMED_RUNS 5 /* per mode, after a warm-up; the median is its time */
 
 struct batch {
     int count;

@@ -83,7 +83,8 @@ static int parse_int_list(const char *option, const char *text, long lo, long hi
         char *end;
         errno = 0;
         long v = strtol(item, &end, 10);
-        if (end == item || *end) return wb_error(err, "%s: '%s' is not a whole number", option, item);
+        if (end == item || *end)
+            return wb_error(err, "%s: '%s' is not a whole number", option, item);
         if (errno == ERANGE || v < lo || v > hi)
             return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, item, lo, hi);
         if (*count == max_values)
@@ -186,7 +187,8 @@ static void input_size(const char *path, int *width, int *height) {
         size_t shape[NPY_MAX_DIMS];
         if (npy_load_f32(path, &data, &ndim, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
         free(data);
-        int fits = ndim >= 2 && shape[ndim - 1] <= IMAGE_MAX_DIM && shape[ndim - 2] <= IMAGE_MAX_DIM;
+        int fits =
+            ndim >= 2 && shape[ndim - 1] <= IMAGE_MAX_DIM && shape[ndim - 2] <= IMAGE_MAX_DIM;
         *width = fits ? (int)shape[ndim - 1] : 0;
         *height = fits ? (int)shape[ndim - 2] : 0;
         return;
@@ -214,23 +216,33 @@ struct report {
     int block;
 };
 
+/* The median the harness timed for the variant that runs `launch` (no marks), or 0. */
+static double timed_ms(conv2d_host_launch_fn launch, const struct conv2d_variant *list,
+                       int count, const struct variant_result *results) {
+    for (int k = 0; k < count; ++k)
+        if (list[k].host_launch == launch && results[k].passed) return results[k].time.median_ms;
+    return 0.0;
+}
+
 static void record_one(struct report *r, int slot, const char *label, int width, int height,
-                       const struct mask *mask, struct pipeline_summary *summary) {
+                       const struct mask *mask, const struct link_rates *link, double measured_ms,
+                       struct pipeline_summary *summary) {
     pipelines_record(slot, r->marks, r->h_in, r->h_out, (size_t)width * sizeof(float), width,
                      height, mask->width, mask->height, r->block);
     const struct span *spans;
     int count = marks_read(r->marks, &spans);
-    pipeline_model(spans, count, summary);
+    pipeline_model(spans, count, link, measured_ms, summary);
     fprintf(r->out, "  %-22s %10.3f %10.3f %10.3f %10.3f %10.3f %5.1f%%\n", label,
-            summary->measured_ms, summary->total_ms[STAGE_UPLOAD],
-            summary->total_ms[STAGE_COMPUTE], summary->total_ms[STAGE_DOWNLOAD],
+            summary->measured_ms, summary->busy_ms[STAGE_UPLOAD],
+            summary->busy_ms[STAGE_COMPUTE], summary->busy_ms[STAGE_DOWNLOAD],
             summary->ideal_ms, 100.0 * summary->efficiency);
     if (r->run_count < (int)(sizeof r->runs / sizeof *r->runs)) {
         struct span *copy = host_malloc(sizeof *spans * (count ? count : 1), "spans");
         memcpy(copy, spans, sizeof *spans * count);
         char *name = host_malloc(strlen(label) + 48, "a label");
         sprintf(name, "%s, %dx%d, mask %dx%d", label, width, height, mask->width, mask->height);
-        r->runs[r->run_count++] = (struct timeline_run){name, copy, count};
+        r->runs[r->run_count++] =
+            (struct timeline_run){name, copy, count, summary->measured_ms, summary->ideal_ms};
     }
     if (slot == r->slots[0]) timeline_print(r->out, spans, count, TIMELINE_COLUMNS);
 }
@@ -238,7 +250,7 @@ static void record_one(struct report *r, int slot, const char *label, int width,
 static void report_results(void *context, int width, int height, int planes,
                            const struct mask *mask, const struct conv2d_variant *list, int count,
                            const struct variant_result *results, double copy_gbps) {
-    (void)list, (void)count, (void)results, (void)copy_gbps, (void)planes;
+    (void)copy_gbps, (void)planes;
     struct report *r = context;
     if (!r->bench) return;
     const size_t bytes = (size_t)width * height * sizeof(float);
@@ -253,24 +265,32 @@ static void report_results(void *context, int width, int height, int planes,
     if (!r->marks) r->marks = marks_create(); /* the GPU is open by now */
     struct transfer_rates rates; /* at most 256 MiB: the image need not fit on the GPU */
     transfer_rates_measure(bytes < ((size_t)256 << 20) ? bytes : (size_t)256 << 20, 10, &rates);
+    const struct link_rates link = transfer_link(&rates);
     double bound_ms = bytes / (rates.pinned_h2d * 1e6) + bytes / (rates.pinned_d2h * 1e6);
-    fprintf(r->out, "  one plane in host memory, %.1f MiB; copies of %.1f MiB: pinned up %.1f GB/s, "
-                    "down %.1f GB/s (pageable %.1f, %.1f); the plane's round trip alone takes "
-                    "%.3f ms\n",
+    fprintf(r->out, "  one plane in host memory, %.1f MiB; copies of %.1f MiB: pinned up %.1f "
+                    "GB/s, down %.1f GB/s, both ways at once %.1f GB/s each (pageable %.1f, %.1f), "
+                    "pinning them %.2f ms; the plane's round trip alone takes %.3f ms\n",
             bytes / 1048576.0, rates.bytes / 1048576.0, rates.pinned_h2d, rates.pinned_d2h,
-            rates.pageable_h2d, rates.pageable_d2h, bound_ms);
-    fprintf(r->out, "  %-22s %10s %10s %10s %10s %10s %6s\n", "recorded run", "total ms",
-            "upload", "compute", "download", "ideal ms", "eff.");
+            rates.pinned_both, rates.pageable_h2d, rates.pageable_d2h, rates.pin_ms, bound_ms);
+    fprintf(r->out, "  %-22s %10s %10s %10s %10s %10s %6s\n", "mode", "total ms", "upload",
+            "compute", "download", "ideal ms", "eff.");
     struct pipeline_summary one_pass, summary;
     if (r->one_pass)
-        record_one(r, PIPELINES_ONE_PASS, "ch08 one pass", width, height, mask, &one_pass);
+        record_one(r, PIPELINES_ONE_PASS, "ch08 one pass", width, height, mask, &link,
+                   timed_ms(pipelines_one_pass, list, count, results), &one_pass);
     for (int k = 0; k < r->slot_count; ++k) {
         char label[48];
         snprintf(label, sizeof label, "strips %d rows, %d str.",
                  pipelines_rows(r->slots[k], width, height, mask->height),
                  pipelines_streams(r->slots[k]));
-        record_one(r, r->slots[k], label, width, height, mask, &summary);
+        record_one(r, r->slots[k], label, width, height, mask, &link,
+                   timed_ms(pipelines_strips_launch(r->slots[k]), list, count, results),
+                   &summary);
     }
+    fprintf(r->out, "  (total: the median in the table above; stage columns: busy ms of one run "
+                    "with marks around every step, drawn above; ideal: the slowest stage's total "
+                    "plus one strip's time in the others, copies at each direction's pinned "
+                    "rate alone, which copies both ways at once do not reach)\n");
 }
 
 /* ---- the program ---------------------------------------------------------------------------- */

@@ -64,8 +64,8 @@ int pipelines_rows(int slot, int width, int height, int mask_h) {
     int rows = strips_rows_for(budget_now(), width, height, mask_h, config.buffers, &minimum);
     if (rows < 1)
         wb_die(WB_EXIT_USAGE,
-               "a GPU memory budget of %.3f MiB is too small for a %d-wide image and a mask %d rows "
-               "tall: %d buffers of one row and its halo need %.3f MiB",
+               "a GPU memory budget of %.3f MiB is too small for a %d-wide image and a mask %d "
+               "rows tall: %d buffers of one row and its halo need %.3f MiB",
                budget_now() / 1048576.0, width, mask_h, config.buffers, minimum / 1048576.0);
     return rows;
 }
@@ -184,15 +184,16 @@ static void run_one_pass(struct stage_marks *marks, const float *h_in, float *h_
     }
     const size_t row = (size_t)width * sizeof(float);
     cudaStream_t legacy = cudaStreamLegacy;
-    marks_begin(marks, 0, STAGE_UPLOAD, 0, legacy);
+    const double bytes = (double)row * height;
+    marks_begin(marks, 0, STAGE_UPLOAD, 0, bytes, legacy);
     CUDA_CHECK(cudaMemcpy2DAsync(whole.d_in, whole.pitch, h_in, host_pitch, row, (size_t)height,
                                  cudaMemcpyHostToDevice, legacy));
     marks_end(marks, legacy);
-    marks_begin(marks, 0, STAGE_COMPUTE, -1, legacy);
+    marks_begin(marks, 0, STAGE_COMPUTE, -1, 0.0, legacy);
     config.compute.launch(whole.d_in, whole.d_out, whole.pitch, width, height, mask_w, mask_h,
                           block);
     marks_end(marks, legacy);
-    marks_begin(marks, 0, STAGE_DOWNLOAD, 0, legacy);
+    marks_begin(marks, 0, STAGE_DOWNLOAD, 0, bytes, legacy);
     CUDA_CHECK(cudaMemcpy2DAsync(h_out, host_pitch, whole.d_out, whole.pitch, row, (size_t)height,
                                  cudaMemcpyDeviceToHost, legacy));
     marks_end(marks, legacy);

@@ -146,7 +146,8 @@ void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t str
     check_step(gpu, "strip_upload", buffer, first_row, rows);
     struct strips_private *p = gpu->driver;
     delay(p, STAGE_UPLOAD, stream);
-    marks_begin(p->marks, strip, STAGE_UPLOAD, stream_index(gpu, stream), stream);
+    marks_begin(p->marks, strip, STAGE_UPLOAD, stream_index(gpu, stream),
+                (double)rows * gpu->width * sizeof(float), stream);
     CUDA_CHECK(cudaMemcpy2DAsync(p->d_in[buffer], p->pitch,
                                  (const char *)h_in + (size_t)first_row * host_pitch, host_pitch,
                                  (size_t)gpu->width * sizeof(float), (size_t)rows,
@@ -159,7 +160,7 @@ void strip_compute(struct strip_gpu *gpu, int strip, int buffer, int rows) {
     check_step(gpu, "strip_compute", buffer, 0, rows);
     struct strips_private *p = gpu->driver;
     delay(p, STAGE_COMPUTE, gpu->compute);
-    marks_begin(p->marks, strip, STAGE_COMPUTE, -1, gpu->compute);
+    marks_begin(p->marks, strip, STAGE_COMPUTE, -1, 0.0, gpu->compute);
     p->launch(p->d_in[buffer], p->d_out[buffer], p->pitch, gpu->width, rows, gpu->mask_w,
               gpu->mask_h, p->block);
     marks_end(p->marks, gpu->compute);
@@ -174,7 +175,8 @@ void strip_download(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t s
                offset + rows - 1, gpu->strip_rows + gpu->mask_h - 1);
     struct strips_private *p = gpu->driver;
     delay(p, STAGE_DOWNLOAD, stream);
-    marks_begin(p->marks, strip, STAGE_DOWNLOAD, stream_index(gpu, stream), stream);
+    marks_begin(p->marks, strip, STAGE_DOWNLOAD, stream_index(gpu, stream),
+                (double)rows * gpu->width * sizeof(float), stream);
     CUDA_CHECK(cudaMemcpy2DAsync((char *)h_out + (size_t)first_row * host_pitch, host_pitch,
                                  (const char *)p->d_out[buffer] + (size_t)offset * p->pitch,
                                  p->pitch, (size_t)gpu->width * sizeof(float), (size_t)rows,
@@ -219,7 +221,7 @@ void marks_reset(struct stage_marks *m) {
 }
 
 void marks_begin(struct stage_marks *m, int item, enum stage stage, int stream_index,
-                 cudaStream_t stream) {
+                 double bytes, cudaStream_t stream) {
     if (!m) return;
     if (m->count == m->capacity) {
         int grown = m->capacity ? 2 * m->capacity : 64;
@@ -238,6 +240,7 @@ void marks_begin(struct stage_marks *m, int item, enum stage stage, int stream_i
     s->item = item;
     s->stage = stage;
     s->stream = stream_index;
+    s->bytes = bytes;
     CUDA_CHECK(cudaEventRecord(m->begin[m->count], stream));
 }
 

@@ -47,10 +47,10 @@ struct stage_marks *marks_create(void);
 void marks_free(struct stage_marks *marks);
 /* Starts a new recording: its time zero is an event recorded now on the legacy stream. */
 void marks_reset(struct stage_marks *marks);
-/* Around one step: begin records an event on `stream` before it, end one after it. NULL marks:
- * nothing. */
+/* Around one step (a copy of `bytes`, or a kernel: 0): begin records an event on `stream`
+ * before it, end one after it. NULL marks: nothing. */
 void marks_begin(struct stage_marks *marks, int item, enum stage stage, int stream_index,
-                 cudaStream_t stream);
+                 double bytes, cudaStream_t stream);
 void marks_end(struct stage_marks *marks, cudaStream_t stream);
 /* After the GPU has finished: the steps' intervals in ms from time zero, in the order they were
  * marked. Returns how many; *spans points into marks (valid until the next reset). */

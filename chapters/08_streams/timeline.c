@@ -39,28 +39,41 @@ static double busy_ms(const struct span *spans, int count, int stage) {
     return busy;
 }
 
-void pipeline_model(const struct span *spans, int count, struct pipeline_summary *s) {
+void pipeline_model(const struct span *spans, int count, const struct link_rates *rates,
+                    double measured_ms, struct pipeline_summary *s) {
     memset(s, 0, sizeof *s);
     if (count < 1) return;
     double first = spans[0].start_ms, last = spans[0].end_ms;
+    double bytes[STAGE_COUNT] = {0.0};
     for (int k = 0; k < count; ++k) {
         const struct span *p = &spans[k];
         if (p->item + 1 > s->items) s->items = p->item + 1;
         if (p->start_ms < first) first = p->start_ms;
         if (p->end_ms > last) last = p->end_ms;
+        bytes[p->stage] += p->bytes;
     }
-    s->measured_ms = last - first;
-    int slowest = 0;
+    s->measured_ms = measured_ms > 0.0 ? measured_ms : last - first;
     for (int g = 0; g < STAGE_COUNT; ++g) {
-        s->total_ms[g] = busy_ms(spans, count, g);
-        s->mean_ms[g] = s->total_ms[g] / s->items;
-        if (s->total_ms[g] > s->total_ms[slowest]) slowest = g;
+        s->busy_ms[g] = busy_ms(spans, count, g);
+        s->stage_ms[g] = s->busy_ms[g];
+        s->fill_ms[g] = s->busy_ms[g] / s->items;
+    }
+    if (rates) { /* GB/s is bytes per ns: bytes / (rate * 1e6) is ms */
+        const double rate[STAGE_COUNT] = {rates->up, 0.0, rates->down};
+        for (int g = 0; g < STAGE_COUNT; ++g)
+            if (rate[g] > 0.0) {
+                s->stage_ms[g] = bytes[g] / (rate[g] * 1e6);
+                s->fill_ms[g] = s->stage_ms[g] / s->items;
+            }
     }
     /* The slowest stage is busy from its first item to its last; before it, the first item
      * passes the stages ahead of it (fill), after it the last item the stages behind (drain). */
-    s->ideal_ms = s->total_ms[slowest];
+    int slowest = 0;
+    for (int g = 1; g < STAGE_COUNT; ++g)
+        if (s->stage_ms[g] > s->stage_ms[slowest]) slowest = g;
+    s->ideal_ms = s->stage_ms[slowest];
     for (int g = 0; g < STAGE_COUNT; ++g)
-        if (g != slowest) s->ideal_ms += s->mean_ms[g];
+        if (g != slowest) s->ideal_ms += s->fill_ms[g];
     s->efficiency = s->measured_ms > 0.0 ? s->ideal_ms / s->measured_ms : 0.0;
 }
 
@@ -91,11 +104,13 @@ void timeline_print(FILE *out, const struct span *spans, int count, int columns)
         for (int k = 0; k < count; ++k) {
             const struct span *p = &spans[k];
             if (p->stage != g) continue;
-            int from = (int)((p->start_ms - first) / slice), to = (int)((p->end_ms - first) / slice);
+            int from = (int)((p->start_ms - first) / slice);
+            int to = (int)((p->end_ms - first) / slice);
             if (to >= columns) to = columns - 1;
             for (int c = from < 0 ? 0 : from; c <= to; ++c) {
                 double lo = first + c * slice, hi = lo + slice;
-                double overlap = (p->end_ms < hi ? p->end_ms : hi) - (p->start_ms > lo ? p->start_ms : lo);
+                double overlap = (p->end_ms < hi ? p->end_ms : hi) -
+                                 (p->start_ms > lo ? p->start_ms : lo);
                 if (overlap > busiest[c]) {
                     busiest[c] = overlap;
                     lane[c] = item_symbol(p->item);
@@ -112,13 +127,15 @@ int timeline_write_csv(const char *path, const struct timeline_run *runs, int ru
                        char *err) {
     struct safe_output out;
     if (safe_output_open(&out, path, err)) return -1;
-    int rc = fprintf(out.fp, "mode,item,stage,stream,start_ms,end_ms\n") < 0;
+    const char *header = "mode,item,stage,stream,start_ms,end_ms,bytes,measured_ms,ideal_ms\n";
+    int rc = fputs(header, out.fp) < 0;
     for (int r = 0; r < run_count && !rc; ++r)
         for (int k = 0; k < runs[r].count && !rc; ++k) {
             const struct span *p = &runs[r].spans[k];
             /* the mode is the driver's own text ("pipelined, 3 streams"): quoted for commas */
-            rc = fprintf(out.fp, "\"%s\",%d,%s,%d,%.6f,%.6f\n", runs[r].mode, p->item,
-                         stage_names[p->stage], p->stream, p->start_ms, p->end_ms) < 0;
+            rc = fprintf(out.fp, "\"%s\",%d,%s,%d,%.6f,%.6f,%.0f,%.6f,%.6f\n", runs[r].mode,
+                         p->item, stage_names[p->stage], p->stream, p->start_ms, p->end_ms,
+                         p->bytes, runs[r].measured_ms, runs[r].ideal_ms) < 0;
         }
     if (rc) wb_error(err, "%s: could not write the timeline", path);
     return safe_output_commit(&out, rc, err);

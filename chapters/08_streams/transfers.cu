@@ -3,6 +3,9 @@
  * A pageable copy goes through a driver buffer that is page-locked: the CPU copies a chunk
  * there, the GPU's copy engine reads it, and so on, so the call returns only when it is done
  * and cannot overlap a kernel. A pinned copy is read or written by the copy engine directly.
+ * Copies both ways at once use two copy engines, but share the link and the host's memory, so
+ * each may go slower than alone: a pipeline's steady state runs at that rate, and the ideal
+ * (timeline.h), which counts each direction at its rate alone, stays out of its reach.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,49 @@ static void enqueue(void *context) {
 static double rate(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, int reps) {
     struct copy c = {dst, src, bytes, kind};
     struct timing t = gpu_time(enqueue, &c, 2, reps);
+    return effective_gbps((double)bytes, t.median_ms);
+}
+
+/* One copy each way at once, on two streams that start together; the legacy stream (which the
+ * timer's events are on) waits for both. */
+struct both_ways {
+    void *d_up, *d_down, *h_up, *h_down;
+    size_t bytes;
+    cudaStream_t up, down;
+    cudaEvent_t start, up_done, down_done;
+};
+
+static void enqueue_both(void *context) {
+    struct both_ways *b = (struct both_ways *)context;
+    CUDA_CHECK(cudaEventRecord(b->start, cudaStreamLegacy));
+    CUDA_CHECK(cudaStreamWaitEvent(b->up, b->start, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(b->down, b->start, 0));
+    CUDA_CHECK(cudaMemcpyAsync(b->d_up, b->h_up, b->bytes, cudaMemcpyHostToDevice, b->up));
+    CUDA_CHECK(cudaMemcpyAsync(b->h_down, b->d_down, b->bytes, cudaMemcpyDeviceToHost, b->down));
+    CUDA_CHECK(cudaEventRecord(b->up_done, b->up));
+    CUDA_CHECK(cudaEventRecord(b->down_done, b->down));
+    CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, b->up_done, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(cudaStreamLegacy, b->down_done, 0));
+}
+
+/* Each direction's rate while the other copies too: bytes over the time both take. */
+static double both_ways_rate(void *device, void *pinned, size_t bytes, int reps) {
+    struct both_ways b;
+    memset(&b, 0, sizeof b);
+    b.d_up = device, b.d_down = (char *)device + bytes;
+    b.h_up = pinned, b.h_down = (char *)pinned + bytes;
+    b.bytes = bytes;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&b.up, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&b.down, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&b.start, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&b.up_done, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&b.down_done, cudaEventDisableTiming));
+    struct timing t = gpu_time(enqueue_both, &b, 2, reps);
+    CUDA_CHECK(cudaStreamDestroy(b.up));
+    CUDA_CHECK(cudaStreamDestroy(b.down));
+    CUDA_CHECK(cudaEventDestroy(b.start));
+    CUDA_CHECK(cudaEventDestroy(b.up_done));
+    CUDA_CHECK(cudaEventDestroy(b.down_done));
     return effective_gbps((double)bytes, t.median_ms);
 }
 
@@ -55,9 +101,15 @@ void transfer_rates_measure(size_t bytes, int reps, struct transfer_rates *r) {
     r->pinned_d2h = rate(pinned, device, bytes, cudaMemcpyDeviceToHost, reps);
     r->pageable_h2d = rate(device, pageable, bytes, cudaMemcpyHostToDevice, reps);
     r->pageable_d2h = rate(pageable, device, bytes, cudaMemcpyDeviceToHost, reps);
+    r->pinned_both = both_ways_rate(device, pinned, bytes / 2, reps); /* halves of the buffers */
     struct pinning p = {bytes};
     r->pin_ms = host_time(pin_and_free, &p, 3).median_ms;
     free(pageable);
     CUDA_CHECK(cudaFreeHost(pinned));
     CUDA_CHECK(cudaFree(device));
+}
+
+struct link_rates transfer_link(const struct transfer_rates *r) {
+    struct link_rates link = {r->pinned_h2d, r->pinned_d2h};
+    return link;
 }
