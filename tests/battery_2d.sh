@@ -1,6 +1,6 @@
 # battery_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
-# $block_min, $block_max, $block_needed). Sizes include 1x1, 1xN, Nx1 and sizes that are no
+# $block_min, $block_max, $block_needed, and $battery_blocks from the registry). Sizes include 1x1, 1xN, Nx1 and sizes that are no
 # multiple of any tile; pitched rows are wider than the image (1000 floats = 4000 bytes are
 # padded to a 4096-byte pitch); every square mask up to the maximum, odd and even, plus
 # non-square ones; PNGs of 1 to 4 channels; random data and masks drawn fresh each run.
@@ -64,7 +64,7 @@ battery() {
     # PNG in one process each (each process pays for a CUDA context, the GPU's serial part of
     # make test); yours, one process per item, so that a failure names it.
     large_blocks=
-    for block in $block_min 8 15 16 17 $block_max; do
+    for block in $battery_blocks; do
         if [ $block -ge $max_side ] && [ "$kind" = solution ]; then
             large_blocks="${large_blocks:+$large_blocks,}$block"
             continue
@@ -74,7 +74,7 @@ battery() {
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
             --size 1000x777,31x33 --mask-width "$widths"
     done
-    [ -n "$large_blocks" ] && add "ch${nn}_solution_blocks_$(echo $large_blocks | tr , _)" "$labels" \
+    [ -n "$large_blocks" ] && early 30 "ch${nn}_solution_blocks_$(echo $large_blocks | tr , _)" "$labels" \
         "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 --mask-width "1:$max_side"
     named_masks="box gaussian sharpen laplacian sobel emboss"
     pngs="gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7"
@@ -93,7 +93,7 @@ battery() {
                 --mask-width 3
         done
     fi
-    add "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own --input "$root/data/images/coffee.png" \
+    early 30 "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own --input "$root/data/images/coffee.png" \
         --mask-width "1:$max_side"
     for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
@@ -108,14 +108,16 @@ battery exercise "$exercise"
 add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
     --size 1x1,33x31,1000x777,2049x1031 --mask-width "1,2,3,4,5x3,$max_side"
 
+# The files written: the chapter's own kernels are enough (--own-kernels), and leaving out the
+# libraries' start-up (cuFFT, NPP: seconds a process) keeps make test short.
 add "ch${nn}_solution_png_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*rgba_blur.png" -- \
-    "$solution" --check --input "$fixtures/rgba8_17x3.png" --mask box --mask-width 3 \
-    --output "$b/out/ch${nn}_rgba_blur.png"
+    "$solution" --check --own-kernels --input "$fixtures/rgba8_17x3.png" --mask box \
+    --mask-width 3 --output "$b/out/ch${nn}_rgba_blur.png"
 add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*gray_blur.npy" -- \
-    "$solution" --check --input "$fixtures/gray8_13x7.png" --mask gaussian --mask-width 5 \
-    --output "$b/out/ch${nn}_gray_blur.npy"
-add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size 1000x777 \
-    --mask-file "$fixtures/mask_3x3.txt"
+    "$solution" --check --own-kernels --input "$fixtures/gray8_13x7.png" --mask gaussian \
+    --mask-width 5 --output "$b/out/ch${nn}_gray_blur.npy"
+add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --own-kernels \
+    --size 1000x777 --mask-file "$fixtures/mask_3x3.txt"
 # --output never destroys a file (safe_output.h), checked through the real program.
 add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
     "$solution" "$fixtures/gray8_13x7.png" "$b/out/ch${nn}_output_safety"

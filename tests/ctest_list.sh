@@ -28,7 +28,10 @@
 # 0.3 s alone and 16 at once 3.2 s, on an H100 on 2026-11-25: 0.2 s each, in turn), each signal
 # or image is uploaded once for all its masks, and the
 # CPU reference is vectorised for the widest units the host has. With the start order below,
-# make test took 77 s on the H100 (438 tests, 16 jobs; it was 372 s, then 115 s, then 91 s).
+# make test took 78 s on the H100 (463 tests, 16 jobs; it was 372 s, then 115 s, then 91 s).
+# Chapter 08 brought it to 82 to 91 s (550 tests); the tests of written files then ran the
+# chapters' own kernels only (no cuFFT or NPP start-up) and chapter 08's battery two blocks
+# (battery_blocks): 86 s (549 tests, 2026-11-25). The run-to-run spread is several seconds.
 # Sections: helpers, common-module tests, command-line errors, then one block per chapter.
 root=$1
 chapters=$2
@@ -90,6 +93,14 @@ heavy() {
     shift
     add "$@"
     threads=1 limit=$TIME_LIMIT_S cost=
+}
+# early COST NAME LABELS COMMAND... : a one-slot test long enough (10 s or more on the H100) that
+# starting it among the last would end make test late: CTest starts it with the multi-slot ones.
+early() {
+    cost=$1
+    shift
+    add "$@"
+    cost=
 }
 # skippable NAME LABELS COMMAND... : a CPU test that needs an optional tool (python3, matplotlib)
 # and exits 77, reported as skipped, where it is missing.
@@ -189,7 +200,7 @@ die() {
 registry() {
     file="$root/chapters/$1/chapter.mk"
     [ -f "$file" ] || die "chapter $1 has no registry entry $file (README.md, \"Adding a chapter\")"
-    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\)[[:space:]]*=/d; p' "$file")
+    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\|battery_blocks\)[[:space:]]*=/d; p' "$file")
     [ -z "$bad" ] || die "$file: not a known 'key = value' line: $bad"
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$file"
 }
@@ -222,6 +233,15 @@ for chapter in $chapters; do
     block_max=$(spec block_max) || exit 1
     block_needed=$(spec block_min_at_mask_max) || exit 1
     tune=$(spec tune) || exit 1
+    # The 2D battery's blocks: the registry's battery_blocks, or the smallest, 8, 15, 16, 17 and
+    # the largest the program takes.
+    battery_blocks=$(registry "$chapter" battery_blocks) || exit 1
+    for block in $battery_blocks; do
+        case $block in '' | *[!0-9]*) die "chapters/$chapter/chapter.mk: battery_blocks: '$block' is not a block size" ;; esac
+        [ "$block" -ge "$block_min" ] && [ "$block" -le "$block_max" ] ||
+            die "chapters/$chapter/chapter.mk: battery_blocks: $block is outside $block_min to $block_max"
+    done
+    [ -n "$battery_blocks" ] || battery_blocks="$block_min 8 15 16 17 $block_max"
     largest_mask=$max_width                          # as --mask-width spells it
     [ "$dims" = 1 ] || largest_mask=$mask_max
     add "ch${nn}_exercise_drift" "cpu;ch$nn" "$root/tests/exercise_drift.sh" \

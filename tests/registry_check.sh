@@ -72,6 +72,10 @@ unknown)
     expect_refusal "not a known 'key = value' line: sanitiser = memcheck" sh "$gen" "$tmp" 01_basic_1d
     printf 'uses =\nsanitizers = memcheck valgrind\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
     expect_refusal "no tool 'valgrind'" sh "$gen" "$tmp" 01_basic_1d
+    printf 'uses =\nsanitizers = memcheck\nbattery_blocks = 8 x\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
+    expect_refusal "battery_blocks: 'x' is not a block size" sh "$gen" "$tmp" 01_basic_1d
+    printf 'uses =\nsanitizers = memcheck\nbattery_blocks = 8 4096\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
+    expect_refusal "battery_blocks: 4096 is outside" sh "$gen" "$tmp" 01_basic_1d
     printf 'uses = 42_none\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
     expect_refusal "uses '42_none', which is no chapter" make -s -C "$tmp" help
     # A program whose --spec says 3-D, before any 3D battery exists.
