@@ -5,6 +5,7 @@
 #
 #   sh tests/mutants.sh            (on a GPU machine, from the repository root; make mutants)
 #   ONLY=ch04 sh tests/mutants.sh  only the mutants whose description holds ch04 (any text)
+# A race between streams has no hint of its own: its mutants give "-" and must only fail.
 # Prints one line per mutant: "caught  [hint] what", "MISSED" or "WRONG HINT"; exits 1 if any
 # mutant was missed or got another hint. The solution
 # being mutated is restored on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
@@ -36,7 +37,7 @@ mutant() { # FILE SED_EXPRESSION HINT_ID DESCRIPTION CHECK_COMMAND...
     elif output=$("$@" 2>&1); then
         echo "MISSED  $what"
         missed=1
-    elif ! printf '%s\n' "$output" | grep -q "hint \[$hint\]"; then
+    elif [ "$hint" != - ] && ! printf '%s\n' "$output" | grep -q "hint \[$hint\]"; then
         echo "WRONG HINT  $what: expected [$hint], got:"
         printf '%s\n' "$output" | grep "hint \[" | sort | uniq -c | sort -rn | head -3
         missed=1
@@ -106,5 +107,29 @@ mutant $ch06 's/if (x0 + ox < width \&\& y0/if (x0 + ox < width - 1 \&\& y0/' un
 mutant $ch06 's/: 0.0f;/: 1.0f;/' ghost-cells "ch06: ghost cells not zero" $check06
 mutant $ch06 's/__ldg(row_of(in, pitch, y) + x)/__ldg(in + y * width + x)/' pitch \
     "ch06: rows addressed by width, not pitch" $check06
+ch08=solutions/08_streams/strips.cu
+check08="build/ch08_streams --check --own-kernels --size 1000x777,300x1,1x300 --mask-width 1:15,4x2,2x6"
+check08="$check08 --strip-rows 1,7,64 --streams 1,4"
+# Each wait of the strip loop left out, run with the stage it guards against held late (the
+# tests' WB_STRIPS_DELAY_US), four copy streams for two buffers.
+late08="--check --own-kernels --size 300x200 --mask-width 1,5,15 --strip-rows 8,33 --streams 4"
+mutant $ch08 's/const int above = gpu->mask_h \/ 2,/const int above = (gpu->mask_h - 1) \/ 2,/' - \
+    "ch08: halo above one row short for even masks" $check08
+mutant $ch08 's/below = gpu->mask_h - 1 - gpu->mask_h \/ 2;/below = gpu->mask_h \/ 2;/' - \
+    "ch08: halo below one row too many for even masks (past the buffer)" $check08
+mutant $ch08 's/in_end = first + rows + below < gpu->height ? first + rows + below/in_end = first + rows < gpu->height ? first + rows/' - \
+    "ch08: no halo below" $check08
+mutant $ch08 '0,/WaitEvent(stream, gpu->computed\[b\]/{/WaitEvent(stream, gpu->computed\[b\]/d}' - \
+    "ch08: an upload that does not wait for the kernel two strips back" \
+    env WB_STRIPS_DELAY_US=0,1000,0 build/ch08_streams $late08
+mutant $ch08 '/WaitEvent(gpu->compute, gpu->uploaded\[b\]/d' - \
+    "ch08: a kernel that does not wait for its upload" \
+    env WB_STRIPS_DELAY_US=1000,0,0 build/ch08_streams $late08
+mutant $ch08 '/WaitEvent(gpu->compute, gpu->downloaded\[b\]/d' - \
+    "ch08: a kernel that does not wait for the download two strips back" \
+    env WB_STRIPS_DELAY_US=0,0,1000 build/ch08_streams $late08
+mutant $ch08 '/strip_compute(gpu, s, b, in_rows);/{n;d}' - \
+    "ch08: a download that does not wait for its kernel" \
+    env WB_STRIPS_DELAY_US=0,1000,0 build/ch08_streams $late08
 make -s all >/dev/null 2>&1
 exit $missed
