@@ -363,8 +363,19 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "
                 "per mask size\n");
-    for (int k = 0; spec->extras && spec->extras[k].name; ++k)
-        fprintf(out, "  %-18s %s\n", spec->extras[k].name, spec->extras[k].usage);
+    for (int k = 0; spec->extras && spec->extras[k].name; ++k) {
+        /* the value's name ("LIST  copy streams...") joins the option's, as for the others */
+        const char *usage = spec->extras[k].usage, *gap = strstr(usage, "  ");
+        char column[64];
+        if (spec->extras[k].takes_value && gap && gap - usage < 16) {
+            snprintf(column, sizeof column, "%s %.*s", spec->extras[k].name, (int)(gap - usage),
+                     usage);
+            usage = gap + 2;
+        } else {
+            snprintf(column, sizeof column, "%s", spec->extras[k].name);
+        }
+        fprintf(out, "  %-18s %s\n", column, usage);
+    }
     fprintf(out, "  --spec             print these limits as key=value lines, for scripts\n");
     fprintf(out, "  --help             this text\n\n");
     fprintf(out, "exit codes: 0 pass, 1 verification failed, 2 bad usage or input, "

@@ -57,7 +57,7 @@ int block_rule_minimum(enum block_rule rule, int mask_w, int mask_h);
 struct cli_extra_option {
     const char *name;  /* "--streams" */
     int takes_value;   /* 1: "--name value" or "--name=value"; 0: a flag */
-    const char *usage; /* its --help line after the name column: "K  copy streams, 1 to 16" */
+    const char *usage; /* --help: the value's name, two spaces, the text: "K  copy streams, 1 to 16" */
 };
 
 struct cli_spec {

@@ -1474,7 +1474,8 @@ static void test_cli(void) {
         char text[8192];
         cli_print_help(extended_help, &extended);
         read_back(extended_help, text, sizeof text);
-        CHECK(contains(text, "--streams          K  copy streams, 1 to 16\n"));
+        CHECK(contains(text, "--streams K        copy streams, 1 to 16\n"));
+        CHECK(contains(text, "--pinned           pinned host memory\n"));
         fclose(extended_help);
     }
     FILE *extended_facts = tmpfile();
