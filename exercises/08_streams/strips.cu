@@ -46,9 +46,11 @@ void strips_run(struct strip_gpu *gpu, const float *h_in, float *h_out, size_t h
         // strip_upload(gpu, s, b, stream, h_in, host_pitch, in_first, in_rows), then
         // strip_compute(gpu, s, b, in_rows) and strip_download(gpu, s, b, stream, h_out,
         // host_pitch, first, offset, rows). Before each, make its stream wait
-        // (cudaStreamWaitEvent(stream, event, 0)) for the event that says its buffer is ready:
-        // the table at the top of this file. The kernel runs on gpu->compute, not on a copy
-        // stream: without a wait it would not know the upload it needs has landed.
+        // (cudaStreamWaitEvent(stream, event, 0)) for every event that says its buffer is
+        // ready (the kernel needs two): the table at the top of this file. A wait takes the
+        // event's latest record at the time of the call, so it goes right before its step. The
+        // kernel runs on gpu->compute, not on a copy stream: without a wait it would not know
+        // the upload it needs has landed.
         // ---- TODO 3 end
     }
 }
