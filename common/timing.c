@@ -12,7 +12,7 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static struct timing summarise(double *samples, int reps) {
+struct timing timing_summary(double *samples, int reps) {
     qsort(samples, (size_t)reps, sizeof *samples, compare_doubles);
     struct timing t;
     t.reps = reps;
@@ -57,7 +57,7 @@ struct timing gpu_time(void (*launch)(void *context), void *context, int warmup,
         CUDA_CHECK(cudaEventDestroy(starts[r]));
         CUDA_CHECK(cudaEventDestroy(stops[r]));
     }
-    struct timing t = summarise(samples, reps);
+    struct timing t = timing_summary(samples, reps);
     free(samples);
     free(stops);
     free(starts);
@@ -100,7 +100,7 @@ struct timing host_time(void (*fn)(void *context), void *context, int reps) {
         fn(context);
         samples[r] = now_ms() - start;
     }
-    struct timing t = summarise(samples, reps);
+    struct timing t = timing_summary(samples, reps);
     free(samples);
     return t;
 }

@@ -37,6 +37,9 @@ struct timing host_time(void (*fn)(void *context), void *context, int reps);
 
 double effective_gbps(double bytes_moved, double ms);
 
+/* Sorts reps samples (ms) in place and returns their median and least, as gpu_time does. */
+struct timing timing_summary(double *samples, int reps);
+
 #ifdef __cplusplus
 }
 #endif

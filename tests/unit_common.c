@@ -1273,6 +1273,18 @@ static int take_extra(void *context, const char *name, const char *value, char *
     return 0;
 }
 
+/* What print (cli_print_help, cli_print_spec) writes for spec, as text ("" if no temporary
+ * file could be made, which fails the checks on it). */
+static void printed(void (*print)(FILE *, const struct cli_spec *), const struct cli_spec *spec,
+                    char *text, size_t size) {
+    text[0] = '\0';
+    FILE *f = tmpfile();
+    if (!f) return;
+    print(f, spec);
+    read_back(f, text, size);
+    fclose(f);
+}
+
 static void test_cli(void) {
     struct cli_options opt;
 
@@ -1469,31 +1481,14 @@ static void test_cli(void) {
     REFUSED(&extended, "--streams needs a value", "--streams");
     REFUSED(&extended, "--pinned takes no value", "--pinned=1");
     REFUSED(&spec_2d, "unknown option '--streams'", "--streams", "4");
-    FILE *extended_help = tmpfile();
-    if (extended_help) {
-        char text[8192];
-        cli_print_help(extended_help, &extended);
-        read_back(extended_help, text, sizeof text);
-        CHECK(contains(text, "--streams K        copy streams, 1 to 16\n"));
-        CHECK(contains(text, "--pinned           pinned host memory\n"));
-        fclose(extended_help);
-    }
-    FILE *extended_facts = tmpfile();
-    if (extended_facts) {
-        char text[2048];
-        cli_print_spec(extended_facts, &extended);
-        read_back(extended_facts, text, sizeof text);
-        CHECK(contains(text, "extras=--streams,--pinned\n"));
-        fclose(extended_facts);
-    }
-    FILE *plain_facts = tmpfile();
-    if (plain_facts) {
-        char text[2048];
-        cli_print_spec(plain_facts, &spec_2d);
-        read_back(plain_facts, text, sizeof text);
-        CHECK(contains(text, "extras=\n"));
-        fclose(plain_facts);
-    }
+    char text[8192];
+    printed(cli_print_help, &extended, text, sizeof text);
+    CHECK(contains(text, "--streams K        copy streams, 1 to 16\n"));
+    CHECK(contains(text, "--pinned           pinned host memory\n"));
+    printed(cli_print_spec, &extended, text, sizeof text);
+    CHECK(contains(text, "extras=--streams,--pinned\n"));
+    printed(cli_print_spec, &spec_2d, text, sizeof text);
+    CHECK(contains(text, "extras=\n"));
 
     /* The block rules: the smallest --block each takes. */
     CHECK(block_rule_minimum(BLOCK_ANY, 63, 1) == 1);
@@ -2026,6 +2021,12 @@ static void test_harness(void) {
     stand_in_run(&tuner, large, 2, 1, verdict, sizeof verdict);
     CHECK(tuner.ran[0] == 0 && tuner.ran[1] == 2);
     CHECK(strcmp(verdict, ": PASS (2 configurations)\n") == 0);
+    /* The timers' summary (gpu_time's, and chapter 08's batch runs'): median and least. */
+    double odd[5] = {9.0, 1.0, 7.0, 3.0, 5.0}, even[4] = {4.0, 1.0, 3.0, 2.0};
+    struct timing t = timing_summary(odd, 5);
+    CHECK(t.median_ms == 5.0 && t.min_ms == 1.0 && t.reps == 5);
+    t = timing_summary(even, 4);
+    CHECK(t.median_ms == 2.5 && t.min_ms == 1.0);
 }
 
 static const struct {

@@ -169,15 +169,9 @@ static double run_mode(struct run *r, enum mode mode, int streams, struct stage_
 static double time_mode(struct run *r, enum mode mode, int streams) {
     double ms[BATCH_TIMED_RUNS];
     run_mode(r, mode, streams, NULL);
-    for (int k = 0; k < BATCH_TIMED_RUNS; ++k) {
+    for (int k = 0; k < BATCH_TIMED_RUNS; ++k)
         ms[k] = run_mode(r, mode, streams, NULL);
-        for (int j = k; j > 0 && ms[j] < ms[j - 1]; --j) { /* insertion sort */
-            double t = ms[j];
-            ms[j] = ms[j - 1];
-            ms[j - 1] = t;
-        }
-    }
-    return ms[BATCH_TIMED_RUNS / 2];
+    return timing_summary(ms, BATCH_TIMED_RUNS).median_ms;
 }
 
 /* Every image's output against its reference; the first mismatches of the first failing image
