@@ -138,9 +138,8 @@ int mask_make(enum mask_kind kind, int width, int height, uint64_t seed, struct 
     return 0;
 }
 
-/* Parses one line's numbers into row[], returning the count or -1 with a message. */
-static int parse_row(const char *path, int line_no, char *line, float *row, int capacity,
-                     char *err) {
+int mask_parse_row(const char *path, int line_no, char *line, float *row, int capacity,
+                   char *err) {
     int count = 0;
     char *hash = strchr(line, '#');
     if (hash) *hash = '\0';
@@ -187,7 +186,7 @@ int mask_load_file(const char *path, struct mask *out, char *err) {
             status = wb_error(err, "%s:%d: holds a NUL byte: not a text mask file", path, line_no);
             break;
         }
-        int count = parse_row(path, line_no, line, row, MASK_MAX_SIDE, err);
+        int count = mask_parse_row(path, line_no, line, row, MASK_MAX_SIDE, err);
         if (count < 0) {
             status = -1;
         } else if (count > 0 && width == 0) {

@@ -54,6 +54,12 @@ int mask_make(enum mask_kind kind, int width, int height, uint64_t seed, struct 
  * the problem in err otherwise. */
 int mask_load_file(const char *path, struct mask *out, char *err);
 
+/* One line of a mask file: its numbers into row[] (at most capacity; '#' starts a comment, which
+ * is cut off the line); returns the count, 0 for a line without numbers, or -1 with
+ * "path:line_no: ..." in err. For the volume masks' reader (masks3d.c). */
+int mask_parse_row(const char *path, int line_no, char *line, float *row, int capacity,
+                   char *err);
+
 void mask_free(struct mask *m);
 double mask_abs_sum(const struct mask *m);
 

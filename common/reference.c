@@ -147,6 +147,45 @@ void cpu_correlate_2d(const float *in, int width, int height, const float *mask,
             correlate_2d_run(in, width, height, mask, mask_w, mask_h, y, x0, out, magnitude);
 }
 
+/* One output row of a volume: for each mask slice and row that falls inside, the row of inputs
+ * it meets, tap by tap; the windows of x near the ends are cut to the row. */
+static void correlate_3d_row(const float *in, int width, int height, int depth, const float *mask,
+                             int mask_w, int mask_h, int mask_d, int z, int y, float *out,
+                             float *magnitude) {
+    for (int x = 0; x < width; ++x) {
+        double sum = 0.0, scale = 0.0;
+        for (int k = 0; k < mask_d; ++k) {
+            const int zz = z + k - mask_d / 2;
+            if (zz < 0 || zz >= depth) continue;
+            for (int i = 0; i < mask_h; ++i) {
+                const int yy = y + i - mask_h / 2;
+                if (yy < 0 || yy >= height) continue;
+                const float *row = in + ((size_t)zz * height + yy) * width;
+                const float *weights = mask + ((size_t)k * mask_h + i) * mask_w;
+                for (int j = 0; j < mask_w; ++j) {
+                    const int xx = x + j - mask_w / 2;
+                    if (xx < 0 || xx >= width) continue;
+                    sum += (double)weights[j] * row[xx];
+                    scale += fabs((double)weights[j] * row[xx]);
+                }
+            }
+        }
+        const size_t o = ((size_t)z * height + y) * width + x;
+        out[o] = (float)sum;
+        if (magnitude) magnitude[o] = (float)scale;
+    }
+}
+
+void cpu_correlate_3d(const float *in, int width, int height, int depth, const float *mask,
+                      int mask_w, int mask_h, int mask_d, float *out, float *magnitude,
+                      int parallel) {
+#pragma omp parallel for collapse(2) schedule(static) if (parallel)
+    for (int z = 0; z < depth; ++z)
+        for (int y = 0; y < height; ++y)
+            correlate_3d_row(in, width, height, depth, mask, mask_w, mask_h, mask_d, z, y, out,
+                             magnitude);
+}
+
 int cpu_thread_count(void) {
 #ifdef _OPENMP
     return omp_get_max_threads();

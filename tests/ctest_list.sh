@@ -125,6 +125,7 @@ done
 # Hints: each simulated bug is named for what it is (fresh random data; the seed is printed).
 add unit_diagnose "cpu" "$b/tests/unit_diagnose"
 add unit_streams "cpu" "$b/tests/unit_streams" "$b/tests/tmp_streams"
+add unit_volumes "cpu" "$b/tests/unit_volumes" "$b/tests/tmp_volumes"
 add hint_lesson_sections "cpu" "$root/tests/hint_sections.sh" "$root"
 usage_error imginfo_missing_file "cannot open" "$b/imginfo" "$fixtures/no_such_file.png"
 usage_error imginfo_not_png "not a PNG" "$b/imginfo" "$fixtures/not_a_png.png"
