@@ -181,9 +181,12 @@ int mask3d_load_file(const char *path, struct mask3d *out, char *err) {
             for (int i = 0; i < s.height; ++i)
                 memcpy(at(out, k, i, 0), values + ((size_t)k * MAX + i) * MAX,
                        sizeof(float) * width);
-        char shown[48];
+        /* the end of the path names the file: a long one keeps its last 40 characters */
+        char shown[256];
         wb_printable(shown, sizeof shown, path);
-        snprintf(out->name, sizeof out->name, "file %.40s", shown);
+        size_t length = strlen(shown);
+        snprintf(out->name, sizeof out->name, "file %s%s", length > 40 ? "..." : "",
+                 length > 40 ? shown + length - 40 : shown);
     } else if (!status) {
         status = -1;
     }
