@@ -185,7 +185,7 @@ int mask3d_load_file(const char *path, struct mask3d *out, char *err) {
         char shown[256];
         wb_printable(shown, sizeof shown, path);
         size_t length = strlen(shown);
-        snprintf(out->name, sizeof out->name, "file %s%s", length > 40 ? "..." : "",
+        snprintf(out->name, sizeof out->name, "file %s%.40s", length > 40 ? "..." : "",
                  length > 40 ? shown + length - 40 : shown);
     } else if (!status) {
         status = -1;
