@@ -1,4 +1,5 @@
-/* unit_volumes.c: the volume masks and the 3D CPU reference (masks3d.h, reference.h), no GPU.
+/* unit_volumes.c: the volume masks, the 3D CPU reference, the phantom and the montage
+ * (masks3d.h, reference.h, volumes.h), no GPU.
  *
  *   build/tests/unit_volumes SCRATCH_DIR
  *
@@ -14,7 +15,10 @@
 #include "check.h"
 #include "data_gen.h"
 #include "masks3d.h"
+#include "image_io.h"
 #include "reference.h"
+#include "safe_output.h"
+#include "volumes.h"
 
 static const char *scratch;
 
@@ -217,6 +221,53 @@ static void test_reference(uint64_t seed) {
     CHECK(memcmp(out, in + 12, 12 * sizeof *in) == 0 && out[12] == 0.0f && out[23] == 0.0f);
 }
 
+static void test_phantom_and_montage(uint64_t seed) {
+    enum { W = 64, H = 48, D = 20 };
+    float *v = malloc(sizeof *v * W * H * D), *again = malloc(sizeof *v * W * H * D);
+    volume_phantom(v, W, H, D, seed);
+    volume_phantom(again, W, H, D, seed);
+    CHECK(memcmp(v, again, sizeof *v * W * H * D) == 0); /* the seed decides */
+    volume_phantom(again, W, H, D, seed + 1);
+    CHECK(memcmp(v, again, sizeof *v * W * H * D) != 0);
+    int in_range = 1, bright = 0, dark = 0;
+    for (int n = 0; n < W * H * D; ++n) {
+        in_range &= v[n] >= 0.0f && v[n] <= 1.0f;
+        bright += v[n] > 0.55f;
+        dark += v[n] < 0.15f;
+    }
+    CHECK(in_range);
+    CHECK(bright > 100 && dark > 100); /* spheres bright and dark against the background */
+
+    char path[512], err[WB_ERR_LEN];
+    snprintf(path, sizeof path, "%s/montage.png", scratch);
+    remove(path);
+    CHECK(volume_montage(path, v, W, H, D, 9, err) == 0);
+    struct image img;
+    if (image_load_png(path, &img, err) == 0) {
+        CHECK(img.width == 3 * (W + 1) - 1 && img.height == 3 * (H + 1) - 1 && img.channels == 1);
+        float least = v[0], most = v[0];
+        for (int n = 0; n < W * H * D; ++n) {
+            least = v[n] < least ? v[n] : least;
+            most = v[n] > most ? v[n] : most;
+        }
+        /* tile t shows slice t * (D - 1) / 8: tile 0 slice 0, tile 4 (the middle) slice 9 */
+        const float first = (v[0] - least) / (most - least);
+        const float middle = (v[((size_t)9 * H + 5) * W + 7] - least) / (most - least);
+        CHECK_NEAR(img.data[0], first, 0.5 / 255 + 1e-6);
+        CHECK_NEAR(img.data[(size_t)(H + 1 + 5) * img.width + (W + 1) + 7], middle, 0.5 / 255 + 1e-6);
+        CHECK_NEAR(img.data[W], 128.0 / 255.0, 0.5 / 255 + 1e-6); /* the grey between tiles */
+        image_free(&img);
+    } else {
+        CHECK(0);
+    }
+    CHECK(volume_montage(path, v, W, H, D, 0, err) == -1 && contains(err, "0 slices"));
+    CHECK(volume_montage(path, v, W, H, D, 21, err) == -1 && contains(err, "(1 to 20)"));
+    CHECK(safe_output_protect(path, err) == 0); /* an input of the run is never replaced */
+    CHECK(volume_montage(path, v, W, H, D, 4, err) == -1 && contains(err, "refusing to overwrite"));
+    free(v);
+    free(again);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: unit_volumes SCRATCH_DIR\n");
@@ -231,5 +282,6 @@ int main(int argc, char **argv) {
     test_named();
     test_files();
     test_reference(seed);
+    test_phantom_and_montage(seed);
     return check_summary("unit_volumes");
 }

@@ -1,0 +1,34 @@
+/* volumes.h: volumes a person can look at (chapter 09; host code, no GPU).
+ *
+ *   volume_phantom   a synthetic volume: bright and dark spheres in a soft background, plus
+ *                    noise, drawn from a seed (the same seed, the same volume everywhere)
+ *   volume_montage   evenly spaced slices of a volume side by side in one grayscale PNG
+ *
+ * Voxel (x, y, z) is v[((size_t)z * height + y) * width + x], as in masks3d.h and reference.h.
+ */
+#ifndef VOLUMES_H
+#define VOLUMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VOLUME_PHANTOM_SPHERES 12
+
+/* Fills v (width x height x depth) with values in [0, 1]. */
+void volume_phantom(float *v, int width, int height, int depth, uint64_t seed);
+
+/* Writes `slices` slices (1 to 64, at most depth; evenly spaced from the first to the last) in a
+ * grid of ceil(sqrt(slices)) columns, one grey pixel between tiles, mapped from the volume's
+ * least value (black) to its largest (white). 0, or -1 with a message (safe_output.h: no input
+ * is ever replaced). */
+int volume_montage(const char *path, const float *v, int width, int height, int depth, int slices,
+                   char *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
