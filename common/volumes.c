@@ -9,6 +9,40 @@
 #include "image_io.h"
 #include "workbook.h"
 
+int volume_load_npy(const char *path, float **v, int *width, int *height, int *depth, char *err) {
+    int ndim;
+    size_t shape[NPY_MAX_DIMS];
+    *v = NULL;
+    if (npy_load_f32(path, v, &ndim, shape, err)) return -1;
+    int status = 0;
+    if (ndim != 3)
+        status = wb_error(err, "'%s' is a %d-D array: a volume is 3-D, of shape (depth, height, "
+                          "width)", path, ndim);
+    else if (!shape[0] || !shape[1] || !shape[2] || shape[0] > VOLUME_MAX_SIDE ||
+             shape[1] > VOLUME_MAX_SIDE || shape[2] > VOLUME_MAX_SIDE ||
+             shape[0] * shape[1] * shape[2] > VOLUME_MAX_VOXELS)
+        status = wb_error(err, "'%s' is %zux%zux%zu (width x height x depth): each side must be 1 "
+                          "to %d and the volume at most %zu voxels", path, shape[2], shape[1],
+                          shape[0], VOLUME_MAX_SIDE, (size_t)VOLUME_MAX_VOXELS);
+    for (size_t n = 0; !status && n < shape[0] * shape[1] * shape[2]; ++n)
+        if (!isfinite((*v)[n]))
+            status = wb_error(err, "'%s' holds a non-finite value (voxel %zu)", path, n);
+    if (status) {
+        free(*v);
+        *v = NULL;
+        return -1;
+    }
+    *depth = (int)shape[0];
+    *height = (int)shape[1];
+    *width = (int)shape[2];
+    return 0;
+}
+
+int volume_save_npy(const char *path, const float *v, int width, int height, int depth, char *err) {
+    const size_t shape[3] = {(size_t)depth, (size_t)height, (size_t)width};
+    return npy_save_f32(path, v, 3, shape, err);
+}
+
 void volume_phantom(float *v, int width, int height, int depth, uint64_t seed) {
     struct rng r;
     rng_init(&r, seed);

@@ -3,6 +3,7 @@
  *   volume_phantom   a synthetic volume: bright and dark spheres in a soft background, plus
  *                    noise, drawn from a seed (the same seed, the same volume everywhere)
  *   volume_montage   evenly spaced slices of a volume side by side in one grayscale PNG
+ *   volume_load_npy, volume_save_npy   volumes in and out as 3-D .npy files
  *
  * Voxel (x, y, z) is v[((size_t)z * height + y) * width + x], as in masks3d.h and reference.h.
  */
@@ -17,6 +18,16 @@ extern "C" {
 #endif
 
 #define VOLUME_PHANTOM_SPHERES 12
+
+/* A float32 (or float64) .npy of shape (depth, height, width) into a new array *v (free it);
+ * -1 with a one-line message for any other number of dimensions, a side of 0 or over
+ * VOLUME_MAX_SIDE, more than VOLUME_MAX_VOXELS, or a value that is not finite. */
+#define VOLUME_MAX_SIDE 4096
+#define VOLUME_MAX_VOXELS ((size_t)1 << 30)
+int volume_load_npy(const char *path, float **v, int *width, int *height, int *depth, char *err);
+
+/* The volume as a float32 .npy of shape (depth, height, width) (safe_output.h). */
+int volume_save_npy(const char *path, const float *v, int width, int height, int depth, char *err);
 
 /* Fills v (width x height x depth) with values in [0, 1]. */
 void volume_phantom(float *v, int width, int height, int depth, uint64_t seed);

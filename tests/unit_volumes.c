@@ -268,6 +268,40 @@ static void test_phantom_and_montage(uint64_t seed) {
     free(again);
 }
 
+static void test_npy(void) {
+    char path[512], err[WB_ERR_LEN];
+    float v[2 * 3 * 4], *back = NULL;
+    for (int n = 0; n < 24; ++n)
+        v[n] = (float)n / 7.0f;
+    snprintf(path, sizeof path, "%s/volume_4x3x2.npy", scratch);
+    remove(path);
+    CHECK(volume_save_npy(path, v, 4, 3, 2, err) == 0);
+    int w = 0, h = 0, d = 0;
+    if (volume_load_npy(path, &back, &w, &h, &d, err) == 0) {
+        CHECK(w == 4 && h == 3 && d == 2 && memcmp(back, v, sizeof v) == 0);
+        free(back);
+    } else {
+        CHECK(0);
+    }
+    /* 2-D and 4-D arrays, and a NaN, are refused with a line that says what is wrong */
+    const size_t flat[2] = {6, 4}, deep[4] = {1, 2, 3, 4};
+    snprintf(path, sizeof path, "%s/plane.npy", scratch);
+    remove(path);
+    CHECK(npy_save_f32(path, v, 2, flat, err) == 0);
+    CHECK(volume_load_npy(path, &back, &w, &h, &d, err) == -1 && contains(err, "is a 2-D array") &&
+          back == NULL);
+    snprintf(path, sizeof path, "%s/four.npy", scratch);
+    remove(path);
+    CHECK(npy_save_f32(path, v, 4, deep, err) == 0);
+    CHECK(volume_load_npy(path, &back, &w, &h, &d, err) == -1 && contains(err, "is a 4-D array"));
+    v[5] = NAN;
+    snprintf(path, sizeof path, "%s/nan.npy", scratch);
+    remove(path);
+    CHECK(volume_save_npy(path, v, 4, 3, 2, err) == 0);
+    CHECK(volume_load_npy(path, &back, &w, &h, &d, err) == -1 &&
+          contains(err, "non-finite value (voxel 5)"));
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: unit_volumes SCRATCH_DIR\n");
@@ -283,5 +317,6 @@ int main(int argc, char **argv) {
     test_files();
     test_reference(seed);
     test_phantom_and_montage(seed);
+    test_npy();
     return check_summary("unit_volumes");
 }
