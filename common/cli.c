@@ -29,28 +29,41 @@ static int parse_long(const char *option, const char *text, long lo, long hi, lo
     return 0;
 }
 
-/* "W" or "WxH" (2D only) with each side in [1, max_w] x [1, max_h]; a bare W in 2D means WxW. */
-static int parse_size(const char *option, const char *text, int dims, long max_w, long max_h,
+/* 1D: "W". 2D: "W" (meaning WxW) or "WxH". 3D: "W" (a cube) or "WxHxD". Each side within its
+ * limit (max->width, height, depth). */
+static int parse_size(const char *option, const char *text, int dims, const struct cli_size *max,
                       struct cli_size *size, char *err) {
     char buffer[64];
     if (strlen(text) >= sizeof buffer)
         return wb_error(err, "%s: '%.20s...' is too long", option, text);
     strcpy(buffer, text);
-    char *x = strchr(buffer, 'x');
+    char *x = strchr(buffer, 'x'), *x2 = x ? strchr(x + 1, 'x') : NULL;
     if (x && dims == 1) return wb_error(err, "%s: '%s' is 2D but this chapter is 1D", option, text);
+    if (x2 && dims == 2) return wb_error(err, "%s: '%s' is 3D but this chapter is 2D", option, text);
+    if (x && !x2 && dims == 3)
+        return wb_error(err, "%s: '%s' is 2D: a volume takes WxHxD, or W for a cube", option, text);
     if (x) *x = '\0';
-    if (parse_long(option, buffer, 1, max_w, &size->width, err)) return -1;
+    if (x2) *x2 = '\0';
+    if (parse_long(option, buffer, 1, max->width, &size->width, err)) return -1;
     size->height = dims == 1 ? 1 : size->width;
-    if (x && parse_long(option, x + 1, 1, max_h, &size->height, err)) return -1;
-    if (!x && size->height > max_h)
+    size->depth = dims == 3 ? size->width : 1;
+    if (x && parse_long(option, x + 1, 1, max->height, &size->height, err)) return -1;
+    if (x2 && parse_long(option, x2 + 1, 1, max->depth, &size->depth, err)) return -1;
+    if (!x && dims == 2 && size->height > max->height)
         return wb_error(err, "%s: %s means %ldx%ld, taller than the limit of %ld", option, text,
-                        size->width, size->height, max_h);
+                        size->width, size->height, max->height);
+    if (!x && dims == 3 && (size->height > max->height || size->depth > max->depth))
+        return wb_error(err, "%s: %s means %ldx%ldx%ld, over the limit of %ldx%ldx%ld", option,
+                        text, size->width, size->height, size->depth, max->width, max->height,
+                        max->depth);
     return 0;
 }
 
-/* A comma list of sizes; items may be ranges "A:B" (square sizes A..B) when ranges is set. */
-static int parse_size_list(const char *option, const char *text, int dims, long max_w, long max_h,
-                           int ranges, struct cli_size *sizes, int *count, char *err) {
+/* A comma list of sizes; items may be ranges "A:B" (square or cube sizes A..B) when ranges is
+ * set. */
+static int parse_size_list(const char *option, const char *text, int dims,
+                           const struct cli_size *max, int ranges, struct cli_size *sizes,
+                           int *count, char *err) {
     char buffer[1024];
     if (!*text) return wb_error(err, "%s needs a value", option);
     if (strlen(text) >= sizeof buffer) return wb_error(err, "%s: the list is too long", option);
@@ -62,12 +75,12 @@ static int parse_size_list(const char *option, const char *text, int dims, long 
         struct cli_size first, last;
         char *colon = ranges ? strchr(item, ':') : NULL;
         if (colon) *colon = '\0';
-        if (parse_size(option, item, dims, max_w, max_h, &first, err)) return -1;
+        if (parse_size(option, item, dims, max, &first, err)) return -1;
         last = first;
         if (colon) {
             if (strchr(item, 'x') || strchr(colon + 1, 'x'))
                 return wb_error(err, "%s: ranges take plain widths (1:63), not WxH", option);
-            if (parse_size(option, colon + 1, dims, max_w, max_h, &last, err)) return -1;
+            if (parse_size(option, colon + 1, dims, max, &last, err)) return -1;
             if (last.width < first.width)
                 return wb_error(err, "%s: range %s:%s runs backwards", option, item, colon + 1);
         }
@@ -76,6 +89,7 @@ static int parse_size_list(const char *option, const char *text, int dims, long 
                 return wb_error(err, "%s: more than %d values", option, CLI_MAX_VALUES);
             sizes[*count].width = w;
             sizes[*count].height = colon ? (dims == 1 ? 1 : w) : first.height;
+            sizes[*count].depth = colon ? (dims == 3 ? w : 1) : first.depth;
             ++*count;
         }
     }
@@ -180,7 +194,13 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
               char *err) {
     set_defaults(spec, opt);
     int mask_named = 0, check = 0, bench = 0;
-    long max_length = spec->dims == 1 ? CLI_MAX_LENGTH_1D : IMAGE_MAX_DIM;
+    const long max_length = spec->dims == 1   ? CLI_MAX_LENGTH_1D
+                            : spec->dims == 3 ? CLI_MAX_SIDE_3D
+                                              : IMAGE_MAX_DIM;
+    const struct cli_size size_limit = {max_length, spec->dims == 3 ? CLI_MAX_SIDE_3D : IMAGE_MAX_DIM,
+                                        CLI_MAX_SIDE_3D};
+    const struct cli_size mask_limit = {spec->max_mask.width, spec->max_mask.height,
+                                        spec->max_mask.depth ? spec->max_mask.depth : 1};
     for (int i = 1; i < argc; ++i) {
         char name[64];
         const char *arg = argv[i], *inline_value = NULL, *eq = strchr(arg, '=');
@@ -236,13 +256,12 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         } else if (!strcmp(name, "--path")) {
             if (parse_path(spec, value, &opt->path, err)) return -1;
         } else if (!strcmp(name, "--size")) {
-            if (parse_size_list(name, value, spec->dims, max_length, IMAGE_MAX_DIM, 0, opt->sizes,
+            if (parse_size_list(name, value, spec->dims, &size_limit, 0, opt->sizes,
                                 &opt->size_count, err))
                 return -1;
         } else if (!strcmp(name, "--mask-width")) {
-            if (parse_size_list(name, value, spec->dims, spec->max_mask.width,
-                                spec->max_mask.height, 1, opt->mask_sizes, &opt->mask_size_count,
-                                err))
+            if (parse_size_list(name, value, spec->dims, &mask_limit, 1, opt->mask_sizes,
+                                &opt->mask_size_count, err))
                 return -1;
             opt->mask_width_given = 1;
         } else if (!strcmp(name, "--mask")) {
@@ -283,6 +302,12 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         if ((size_t)opt->sizes[k].width * (size_t)opt->sizes[k].height > IMAGE_MAX_PIXELS)
             return wb_error(err, "--size %ldx%ld has more than %zu pixels", opt->sizes[k].width,
                             opt->sizes[k].height, (size_t)IMAGE_MAX_PIXELS);
+    for (int k = 0; spec->dims == 3 && k < opt->size_count; ++k)
+        if ((size_t)opt->sizes[k].width * opt->sizes[k].height * opt->sizes[k].depth >
+            CLI_MAX_VOXELS)
+            return wb_error(err, "--size %ldx%ldx%ld has more than %zu voxels",
+                            opt->sizes[k].width, opt->sizes[k].height, opt->sizes[k].depth,
+                            (size_t)CLI_MAX_VOXELS);
     if (opt->output && (opt->size_count > 1 || opt->mask_size_count > 1 || opt->block_count > 1 ||
                         opt->mask_kind_count > 1 || opt->input_count > 1))
         return wb_error(err, "--output needs a single --size (or --input), --mask, --mask-width "
@@ -314,11 +339,16 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
                 "  --size LIST        signal length (default %ld); a comma list runs each, "
                 "e.g. 31,4097\n",
                 spec->default_size.width);
-    else
+    else if (spec->dims == 2)
         fprintf(out,
                 "  --size LIST        image size WxH (default %ldx%ld); a comma list runs "
                 "each, e.g. 1000x777\n",
                 spec->default_size.width, spec->default_size.height);
+    else
+        fprintf(out,
+                "  --size LIST        volume size WxHxD, or W for a cube (default %ldx%ldx%ld); "
+                "a comma list runs each, e.g. 17x33x31\n",
+                spec->default_size.width, spec->default_size.height, spec->default_size.depth);
     fprintf(out, "  --input PATH       read %s instead of generating data; repeat it for "
                  "several\n", spec->input_formats);
     fprintf(out, "  --output PATH      write the GPU result (%s)\n",
@@ -330,12 +360,18 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     if (spec->dims == 1)
         fprintf(out, "  --mask-width LIST  1 to %ld (default %ld); lists 3,5,7 and ranges 1:%ld\n",
                 spec->max_mask.width, spec->default_mask.width, spec->max_mask.width);
-    else
+    else if (spec->dims == 2)
         fprintf(out,
                 "  --mask-width LIST  W or WxH, up to %ldx%ld (default %ldx%ld); lists and "
                 "ranges 2:7\n",
                 spec->max_mask.width, spec->max_mask.height, spec->default_mask.width,
                 spec->default_mask.height);
+    else
+        fprintf(out,
+                "  --mask-width LIST  W (a cube) or WxHxD, up to %ldx%ldx%ld (default "
+                "%ldx%ldx%ld); lists and ranges 1:7\n",
+                spec->max_mask.width, spec->max_mask.height, spec->max_mask.depth,
+                spec->default_mask.width, spec->default_mask.height, spec->default_mask.depth);
     static const char *const rule_text[] = {
         [BLOCK_ANY] = "",
         [BLOCK_COVERS_HALO] = ", at least mask width / 2",
@@ -398,8 +434,13 @@ void cli_print_spec(FILE *out, const struct cli_spec *spec) {
                                              [BLOCK_COVERS_HALO] = "covers_halo",
                                              [BLOCK_COVERS_MASK] = "covers_mask"};
     fprintf(out, "program=%s\ndims=%d\n", spec->program, spec->dims);
-    fprintf(out, "mask_max=%ldx%ld\nmask_default=%ldx%ld\n", spec->max_mask.width,
-            spec->max_mask.height, spec->default_mask.width, spec->default_mask.height);
+    if (spec->dims == 3)
+        fprintf(out, "mask_max=%ldx%ldx%ld\nmask_default=%ldx%ldx%ld\n", spec->max_mask.width,
+                spec->max_mask.height, spec->max_mask.depth, spec->default_mask.width,
+                spec->default_mask.height, spec->default_mask.depth);
+    else
+        fprintf(out, "mask_max=%ldx%ld\nmask_default=%ldx%ld\n", spec->max_mask.width,
+                spec->max_mask.height, spec->default_mask.width, spec->default_mask.height);
     fprintf(out, "block_min=%d\nblock_max=%d\nblock_default=%d\nblock_rule=%s\n", spec->min_block,
             spec->max_block, spec->default_block, rule_names[spec->block_rule]);
     int needed =

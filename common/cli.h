@@ -8,10 +8,12 @@
  *   block_rule_minimum   the smallest --block a kernel with a given block rule takes for a mask
  *
  * Options (a value may follow as the next argument or after '='):
- *   --size LIST          1D: lengths (4097); 2D: WxH (1000x777); a comma list runs each
+ *   --size LIST          1D: lengths (4097); 2D: WxH (1000x777); 3D: WxHxD (17x33x31), or W for
+ *                        a cube; a comma list runs each
  *   --mask NAME          box gaussian sharpen laplacian sobel emboss random rank1 rank2 rank3
  *   --mask-file PATH     a mask from a text file (see masks.h)
- *   --mask-width LIST    1D: widths; 2D: W or WxH; lists (3,5,7) and ranges (1:63) allowed
+ *   --mask-width LIST    1D: widths; 2D: W or WxH; 3D: W or WxHxD; lists (3,5,7) and ranges
+ *                        (1:63: squares, cubes) allowed
  *   --block LIST         block sizes, a comma list runs each (8,16,32)
  *   --mask NAMES         a comma list runs each (box,gaussian)
  *   --input PATH         repeat it to run several inputs in one process
@@ -41,7 +43,12 @@ extern "C" {
 struct cli_size {
     long width;
     long height; /* 1 for 1D */
+    long depth;  /* 3D (volumes) only; 1 or 0 (not set) elsewhere */
 };
+
+/* Volumes (dims 3): each side and the voxel count of --size. */
+#define CLI_MAX_SIDE_3D 4096
+#define CLI_MAX_VOXELS ((size_t)1 << 30)
 
 /* What a kernel needs of --block, declared with each kernel (conv1d_variant, conv2d_variant). */
 enum block_rule {
@@ -63,7 +70,7 @@ struct cli_extra_option {
 struct cli_spec {
     const char *program;          /* "ch01_basic_1d" */
     const char *summary;          /* one line for --help */
-    int dims;                     /* 1 or 2 */
+    int dims;                     /* 1, 2 or 3 */
     struct cli_size default_size; /* used when neither --size nor --input is given */
     struct cli_size default_mask; /* default mask width (x height) */
     struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */

@@ -1191,6 +1191,19 @@ static const struct cli_spec spec_2d_wide = {
     .input_formats = "a PNG",
 };
 
+static const struct cli_spec spec_3d = {
+    .program = "unit_3d",
+    .summary = "a volume chapter",
+    .dims = 3,
+    .default_size = {128, 96, 64},
+    .default_mask = {3, 3, 3},
+    .max_mask = {7, 7, 5},
+    .default_block = 8,
+    .min_block = 1,
+    .max_block = 32,
+    .input_formats = "a 3-D float32 .npy",
+};
+
 /* cli_parse on "prog" followed by the NULL-terminated args. */
 static int parse(const struct cli_spec *spec, struct cli_options *opt, char *err,
                  const char *const *args) {
@@ -1489,6 +1502,38 @@ static void test_cli(void) {
     CHECK(contains(text, "extras=--streams,--pinned\n"));
     printed(cli_print_spec, &spec_2d, text, sizeof text);
     CHECK(contains(text, "extras=\n"));
+    /* Volumes: WxHxD, or W for a cube; ranges are cubes; every side against its own limit. */
+    if (ACCEPTED(&spec_3d, &opt, NULL))
+        CHECK(opt.size_count == 1 && opt.sizes[0].width == 128 && opt.sizes[0].height == 96 &&
+              opt.sizes[0].depth == 64 && opt.mask_sizes[0].depth == 3);
+    if (ACCEPTED(&spec_3d, &opt, "--size", "17x33x31,5", "--mask-width", "1:3,7x1x5"))
+        CHECK(opt.size_count == 2 && opt.sizes[0].width == 17 && opt.sizes[0].height == 33 &&
+              opt.sizes[0].depth == 31 && opt.sizes[1].width == 5 && opt.sizes[1].height == 5 &&
+              opt.sizes[1].depth == 5 && opt.mask_size_count == 4 &&
+              opt.mask_sizes[2].width == 3 && opt.mask_sizes[2].depth == 3 &&
+              opt.mask_sizes[3].width == 7 && opt.mask_sizes[3].height == 1 &&
+              opt.mask_sizes[3].depth == 5);
+    REFUSED(&spec_3d, "is 2D: a volume takes WxHxD", "--size", "17x33");
+    REFUSED(&spec_3d, "out of range", "--mask-width", "3x3x6");
+    REFUSED(&spec_3d, "means 7x7x7, over the limit of 7x7x5", "--mask-width", "7");
+    REFUSED(&spec_3d, "means 6x6x6, over the limit of 7x7x5", "--mask-width", "2:6");
+    REFUSED(&spec_3d, "out of range", "--size", "4097x1x1");
+    REFUSED(&spec_3d, "more than 1073741824 voxels", "--size", "2048x1024x1024");
+    REFUSED(&spec_2d, "is 3D but this chapter is 2D", "--size", "3x4x5");
+    REFUSED(&spec_1d, "is 2D but this chapter is 1D", "--size", "3x4x5");
+    FILE *volume_facts = tmpfile();
+    if (volume_facts) {
+        char text[2048];
+        cli_print_spec(volume_facts, &spec_3d);
+        read_back(volume_facts, text, sizeof text);
+        CHECK(contains(text, "dims=3\n") && contains(text, "mask_max=7x7x5\n") &&
+              contains(text, "mask_default=3x3x3\n"));
+        rewind(volume_facts);
+        cli_print_help(volume_facts, &spec_3d);
+        read_back(volume_facts, text, sizeof text);
+        CHECK(contains(text, "volume size WxHxD") && contains(text, "up to 7x7x5"));
+        fclose(volume_facts);
+    }
 
     /* The block rules: the smallest --block each takes. */
     CHECK(block_rule_minimum(BLOCK_ANY, 63, 1) == 1);
