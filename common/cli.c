@@ -135,13 +135,14 @@ static int parse_block_list(const struct cli_spec *spec, const char *text, struc
     return 0;
 }
 
-/* --mask's comma list of mask names. */
-static int parse_mask_list(const char *text, struct cli_options *opt, char *err) {
+/* --mask's comma list of mask names (a volume's names for dims 3). */
+static int parse_mask_list(const char *text, int dims, struct cli_options *opt, char *err) {
     char buffer[1024], *items[CLI_MAX_VALUES], why[WB_ERR_LEN];
     int count;
     if (split_list("--mask", text, buffer, sizeof buffer, items, &count, err)) return -1;
     for (int k = 0; k < count; ++k)
-        if (mask_kind_parse(items[k], &opt->mask_kinds[k], why))
+        if (dims == 3 ? mask3d_kind_parse(items[k], &opt->volume_mask_kinds[k], why)
+                      : mask_kind_parse(items[k], &opt->mask_kinds[k], why))
             return wb_error(err, "--mask: %s", why);
     opt->mask_kind_count = count;
     opt->mask_kind = opt->mask_kinds[0];
@@ -183,6 +184,7 @@ static int parse_path(const struct cli_spec *spec, const char *value, int *path,
 static void set_defaults(const struct cli_spec *spec, struct cli_options *opt) {
     memset(opt, 0, sizeof *opt);
     opt->mask_kind = opt->mask_kinds[0] = MASK_RANDOM;
+    opt->volume_mask_kinds[0] = MASK3D_RANDOM;
     opt->mask_kind_count = 1;
     opt->block = opt->blocks[0] = spec->default_block;
     opt->block_count = 1;
@@ -265,7 +267,7 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                 return -1;
             opt->mask_width_given = 1;
         } else if (!strcmp(name, "--mask")) {
-            if (parse_mask_list(value, opt, err)) return -1;
+            if (parse_mask_list(value, spec->dims, opt, err)) return -1;
             mask_named = 1;
         } else if (!strcmp(name, "--mask-file")) {
             opt->mask_file = value;
@@ -352,11 +354,19 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     fprintf(out, "  --input PATH       read %s instead of generating data; repeat it for "
                  "several\n", spec->input_formats);
     fprintf(out, "  --output PATH      write the GPU result (%s)\n",
-            spec->dims == 1 ? ".npy" : ".png or .npy");
-    fprintf(out, "  --mask NAMES       box, gaussian, sharpen, laplacian, sobel, emboss, random, "
-                 "rank1, rank2, rank3 "
-                 "(default random); a comma list runs each\n");
-    fprintf(out, "  --mask-file PATH   read the mask from a text file, one row per line\n");
+            spec->dims == 1   ? ".npy"
+            : spec->dims == 2 ? ".png or .npy"
+                              : ".npy, or .png: its slices side by side, the input's beside");
+    if (spec->dims == 3) {
+        fprintf(out, "  --mask NAMES       box, gaussian, laplacian7, laplacian27, random (default "
+                     "random); a comma list runs each\n");
+        fprintf(out, "  --mask-file PATH   read the mask from a text file: one row per line, "
+                     "slices separated by a blank line\n");
+    } else {
+        fprintf(out, "  --mask NAMES       box, gaussian, sharpen, laplacian, sobel, emboss, "
+                     "random, rank1, rank2, rank3 (default random); a comma list runs each\n");
+        fprintf(out, "  --mask-file PATH   read the mask from a text file, one row per line\n");
+    }
     if (spec->dims == 1)
         fprintf(out, "  --mask-width LIST  1 to %ld (default %ld); lists 3,5,7 and ranges 1:%ld\n",
                 spec->max_mask.width, spec->default_mask.width, spec->max_mask.width);
@@ -378,7 +388,9 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         [BLOCK_COVERS_MASK] = ", at least the larger mask side",
     };
     fprintf(out, "  --block LIST       %s, %d to %d%s%s (default %d); a comma list runs each\n",
-            spec->dims == 2 ? "input tile edge: blocks of N x N threads" : "threads per block",
+            spec->dims == 2   ? "input tile edge: blocks of N x N threads"
+            : spec->dims == 3 ? "input cube edge of the tiled kernel: N x N x N threads"
+                              : "threads per block",
             spec->min_block, spec->max_block, spec->block_power_of_two ? ", a power of two" : "",
             rule_text[spec->block_rule], spec->default_block);
     fprintf(out, "  --reps N           timed repetitions, %d to %d (default 30)\n", CLI_MIN_REPS,

@@ -10,7 +10,8 @@
  * Options (a value may follow as the next argument or after '='):
  *   --size LIST          1D: lengths (4097); 2D: WxH (1000x777); 3D: WxHxD (17x33x31), or W for
  *                        a cube; a comma list runs each
- *   --mask NAME          box gaussian sharpen laplacian sobel emboss random rank1 rank2 rank3
+ *   --mask NAME          box gaussian sharpen laplacian sobel emboss random rank1 rank2 rank3;
+ *                        3D: box gaussian laplacian7 laplacian27 random
  *   --mask-file PATH     a mask from a text file (see masks.h)
  *   --mask-width LIST    1D: widths; 2D: W or WxH; 3D: W or WxHxD; lists (3,5,7) and ranges
  *                        (1:63: squares, cubes) allowed
@@ -29,6 +30,7 @@
 #include <stdio.h>
 
 #include "masks.h"
+#include "masks3d.h"
 #include "workbook.h"
 
 #ifdef __cplusplus
@@ -100,6 +102,7 @@ struct cli_options {
     int mask_width_given; /* --mask-width was on the command line (else the default is set) */
     enum mask_kind mask_kind; /* the one a configuration uses: mask_kinds[0] after parsing */
     enum mask_kind mask_kinds[CLI_MAX_VALUES];
+    enum mask3d_kind volume_mask_kinds[CLI_MAX_VALUES]; /* dims 3: --mask's names for volumes */
     int mask_kind_count;        /* 1 at least: --mask's list, or the default */
     const char *mask_file;      /* NULL unless --mask-file */
     const char *input, *output; /* NULL unless given; input: the one a configuration reads */

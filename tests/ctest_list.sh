@@ -229,7 +229,7 @@ for chapter in $chapters; do
     battery="$root/tests/battery_${dims}d.sh"
     [ -f "$battery" ] || die "chapter $chapter is ${dims}-D, and there is no $battery for that"
     mask_max=$(spec mask_max) || exit 1             # WxH; a 1D chapter's is Wx1
-    max_width=${mask_max%x*}
+    max_width=${mask_max%%x*}
     block_min=$(spec block_min) || exit 1
     block_max=$(spec block_max) || exit 1
     block_needed=$(spec block_min_at_mask_max) || exit 1

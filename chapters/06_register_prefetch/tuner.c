@@ -300,7 +300,7 @@ int tuner_run(const struct cli_spec *spec, const struct cli_options *given, cons
         opt.mask_size_count = 0;
         for (int side = MIN_SIDE; side <= MAX_SIDE; ++side)
             if (prefetch_has_variants(side, side)) {
-                struct cli_size size = {side, side};
+                struct cli_size size = {side, side, 1};
                 opt.mask_sizes[opt.mask_size_count++] = size;
             }
     }

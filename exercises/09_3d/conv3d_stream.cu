@@ -1,0 +1,224 @@
+/* conv3d_stream.cu: chapter 09, 2.5D convolution: a block marches along z.
+ *
+ * This file exists twice with the same name: exercises/09_3d/ holds it with TODO blocks for
+ * you, solutions/09_3d/ the reference; outside the TODO blocks they are identical (a test
+ * checks that). Check yours with `make check CH=09`.
+ *
+ * A block owns a column of outputs: 32 x 32 in x and y, and a run of z_chunk slices. It reads
+ * the input one plane (a slice with its x-y halo) at a time into shared memory, and each input
+ * plane feeds mask_d output slices at once: plane zi adds mask slice k to output slice
+ * zi - k + mask_d / 2. So each thread keeps, for each of its outputs in x-y, a queue of mask_d
+ * partial sums in registers, one per output slice still open:
+ *
+ *      queue slot q:        0              1        ...     mask_d - 1
+ *      output slice:   zi - (mask_d-1) + a   ...   ...    zi + a          (a = mask_d / 2)
+ *      mask slice k:      mask_d - 1        ...    ...       0           (k = mask_d - 1 - q)
+ *
+ * After plane zi, slot 0's output has had all its mask_d slices: it is stored, the queue moves
+ * down one slot, and the last slot starts at zero for the output slice the next plane opens.
+ * Every input voxel is read from global memory about once (plus the x-y halo, and mask_d - 1
+ * planes of z halo per chunk), and every value read from shared memory feeds mask_d sums.
+ *
+ * Each thread computes RY = 4 outputs along y, so the mask_h - 1 rows its windows share are read
+ * once: RY + mask_h - 1 rows of mask_w values feed RY x mask_h x mask_w x mask_d multiply-adds.
+ * The next plane is loaded into registers while this one is computed (chapter 06's prefetch),
+ * then stored into the other of two shared buffers: one barrier per plane.
+ *
+ * Masks 3x3x3, 5x5x5 and 7x7x7 get kernels with every size known at compile time (every loop
+ * unrolled, every weight an operand of its FMA straight from the constant bank); any other mask
+ * up to 7 on each side runs a kernel with its depth compiled in and its width and height read
+ * at run time.
+ *
+ *   load_plane, accumulate      one plane into registers; one plane into the queue
+ *   conv3d_stream_kernel        the march
+ *   conv3d_stream_launch        the chunk length, the instantiation for the mask
+ */
+#include "constant_mask.cuh"
+#include "conv3d.h"
+
+namespace {
+
+constexpr int MAX_SIDE = 7;
+constexpr int TX = 32;                   // outputs along x per block: one per thread of a warp
+constexpr int THREADS_Y = 8;             // rows of threads
+constexpr int RY = 4;                    // outputs along y per thread
+constexpr int TY = THREADS_Y * RY;       // outputs along y per block
+constexpr int THREADS = TX * THREADS_Y;  // 256
+constexpr int TARGET_BLOCKS = 2048;      // enough blocks for a few waves on a large GPU
+
+__constant__ float c_mask[MAX_SIDE * MAX_SIDE * MAX_SIDE];
+
+// The shared tile of one plane: the block's outputs in x-y plus the mask's halo. A side known
+// only at run time is given room for the largest mask.
+template <int MW, int MH> struct tile_shape {
+    static constexpr int W = TX + (MW ? MW : MAX_SIDE) - 1;
+    static constexpr int H = TY + (MH ? MH : MAX_SIDE) - 1;
+    static constexpr int LOADS = (W * H + THREADS - 1) / THREADS; // per thread
+};
+
+// Plane z of the input around the block's outputs (x0, y0) into this thread's registers: zeros
+// outside the volume (the formula's ghost cells), and for a z outside it.
+template <int MW, int MH>
+__device__ void load_plane(float (&next)[tile_shape<MW, MH>::LOADS], const float *__restrict__ in,
+                           int width, int height, int depth, int x0, int y0, int z, int mw,
+                           int mh) {
+    using T = tile_shape<MW, MH>;
+    const int tid = threadIdx.y * TX + threadIdx.x;
+    const bool plane_inside = z >= 0 && z < depth;
+#pragma unroll
+    for (int n = 0; n < T::LOADS; ++n) {
+        const int e = tid + n * THREADS, r = e / T::W, c = e % T::W;
+        const int x = x0 + c - mw / 2, y = y0 + r - mh / 2;
+        const bool inside = plane_inside && e < T::W * T::H && x >= 0 && x < width && y >= 0 &&
+                            y < height;
+        next[n] = inside ? __ldg(in + ((size_t)z * height + y) * width + x) : 0.0f;
+    }
+}
+
+template <int MW, int MH>
+__device__ void store_plane(float (*tile)[tile_shape<MW, MH>::W],
+                            const float (&next)[tile_shape<MW, MH>::LOADS]) {
+    using T = tile_shape<MW, MH>;
+    const int tid = threadIdx.y * TX + threadIdx.x;
+#pragma unroll
+    for (int n = 0; n < T::LOADS; ++n) {
+        const int e = tid + n * THREADS;
+        if (e < T::W * T::H) tile[e / T::W][e % T::W] = next[n];
+    }
+}
+
+// One plane, in shared memory, into the queue: slot q takes mask slice mask_d - 1 - q.
+template <int MW, int MH, int MD>
+__device__ void accumulate(float (&acc)[MD][RY], const float (*tile)[tile_shape<MW, MH>::W],
+                           int mw, int mh) {
+    constexpr int MW_MAX = MW ? MW : MAX_SIDE, MH_MAX = MH ? MH : MAX_SIDE;
+    mw = MW ? MW : mw; /* compile-time where the kernel's sizes are: constant weight indices */
+    mh = MH ? MH : mh;
+    const int row0 = threadIdx.y * RY, col = threadIdx.x;
+#pragma unroll
+    for (int in_row = 0; in_row < RY + MH_MAX - 1; ++in_row) {
+        if (!MH && in_row >= RY + mh - 1) break;
+        float v[MW_MAX];
+#pragma unroll
+        for (int j = 0; j < MW_MAX; ++j)
+            v[j] = (MW || j < mw) ? tile[row0 + in_row][col + j] : 0.0f;
+#pragma unroll
+        for (int r = 0; r < RY; ++r) {
+            const int i = in_row - r; // the mask row that meets this input row for output r
+            if (i < 0 || i >= MH_MAX || (!MH && i >= mh)) continue;
+            // ---- TODO 2 begin: which mask slice each queue slot takes
+            // For every queue slot q (0 .. MD - 1; unroll it), add the products of mask slice
+            // k, row i, with this input row: acc[q][r] += c_mask[(k * mh + i) * mw + j] * v[j]
+            // for j < mw (MW_MAX terms, the test `MW || j < mw` for the run-time widths). Which
+            // k does slot q take? The table at the top of this file.
+            // ---- TODO 2 end
+        }
+    }
+}
+
+// Two blocks an SM where the queue and the window leave room for them (the 7x7x7 kernel, and
+// the run-time ones of depth 4 and more, would spill to local memory): 128 registers a thread.
+template <int MW, int MD> constexpr int blocks_per_sm() {
+    return (MW ? MW : MAX_SIDE) * MD <= 25 ? 2 : 1;
+}
+
+template <int MW, int MH, int MD>
+__global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD>())
+    conv3d_stream_kernel(const float *__restrict__ in, float *__restrict__ out, int width,
+                         int height, int depth, int mask_w, int mask_h, int z_chunk) {
+    using T = tile_shape<MW, MH>;
+    __shared__ float tiles[2][T::H][T::W];
+    const int mw = MW ? MW : mask_w, mh = MH ? MH : mask_h;
+    const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
+    const int x = x0 + threadIdx.x, y_first = y0 + threadIdx.y * RY;
+    (void)x, (void)y_first; /* used in TODO 3 */
+    const int z0 = blockIdx.z * z_chunk, z_end = min(z0 + z_chunk, depth);
+    // The input planes this chunk needs: its first output's mask_d / 2 planes before it, its
+    // last output's mask_d - 1 - mask_d / 2 after it.
+    const int first = z0 - MD / 2, last = z_end - 1 + (MD - 1 - MD / 2);
+
+    float acc[MD][RY];
+#pragma unroll
+    for (int q = 0; q < MD; ++q)
+#pragma unroll
+        for (int r = 0; r < RY; ++r)
+            acc[q][r] = 0.0f;
+    float next[T::LOADS];
+    load_plane<MW, MH>(next, in, width, height, depth, x0, y0, first, mw, mh);
+    store_plane<MW, MH>(tiles[0], next);
+    __syncthreads();
+
+    for (int zi = first; zi <= last; ++zi) {
+        const int cur = (zi - first) & 1;
+        // ---- TODO 1 begin: start loading the plane after this one (the last has none)
+        // Plane zi is in tiles[cur]. While it is computed, the next one should be on its way:
+        // load_plane<MW, MH>(next, in, width, height, depth, x0, y0, z, mw, mh) for which z?
+        // The last plane (zi == last) has none after it; load_plane gives zeros outside the
+        // volume, so planes before 0 or past depth - 1 need no test of their own.
+        // ---- TODO 1 end
+        accumulate<MW, MH, MD>(acc, tiles[cur], mw, mh);
+        // ---- TODO 3 begin: store the output slot 0 finished, if it is one of the chunk's, and
+        // move the queue down
+        // After plane zi, slot 0's output slice is complete: which slice is it (the table at
+        // the top)? Store acc[0][r] for r < RY at (x, y_first + r, that slice) where it lies
+        // in the volume and in this chunk (z0 .. z_end - 1). Then move every slot down one
+        // (acc[q] = acc[q + 1]) and start the last one at zero.
+        // ---- TODO 3 end
+        if (zi < last) store_plane<MW, MH>(tiles[cur ^ 1], next);
+        __syncthreads();
+    }
+}
+
+template <int MW, int MH, int MD>
+void launch(const float *d_in, float *d_out, int width, int height, int depth, int mask_w,
+            int mask_h) {
+    const int blocks_x = (width + TX - 1) / TX, blocks_y = (height + TY - 1) / TY;
+    if (blocks_y > 65535)
+        wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: height %d needs more than 65535 blocks",
+               height);
+    // Chunks along z: as many as give about TARGET_BLOCKS blocks, so a large GPU runs a few
+    // waves; each chunk rereads mask_d - 1 planes, so they stay long where x-y gives enough.
+    const long xy = (long)blocks_x * blocks_y;
+    long chunks = (TARGET_BLOCKS + xy - 1) / xy;
+    if (chunks > depth) chunks = depth;
+    const int z_chunk = (int)((depth + chunks - 1) / chunks);
+    dim3 grid(blocks_x, blocks_y, (depth + z_chunk - 1) / z_chunk), threads(TX, THREADS_Y);
+    conv3d_stream_kernel<MW, MH, MD>
+        <<<grid, threads>>>(d_in, d_out, width, height, depth, mask_w, mask_h, z_chunk);
+    CUDA_CHECK_LAUNCH();
+}
+
+} // namespace
+
+void conv3d_stream_set_mask(const float *h_mask, int mask_w, int mask_h, int mask_d) {
+    if (mask_d < 1 || mask_d > MAX_SIDE)
+        wb_die(WB_EXIT_USAGE, "conv3d_stream_set_mask: mask depth %d is outside 1..%d", mask_d,
+               MAX_SIDE);
+    upload_constant_mask("conv3d_stream_set_mask", c_mask, h_mask, mask_w, mask_h * mask_d,
+                         MAX_SIDE, MAX_SIDE * MAX_SIDE);
+}
+
+void conv3d_stream_launch(const float *d_in, float *d_out, int width, int height, int depth,
+                          int mask_w, int mask_h, int mask_d, int block) {
+    (void)block; /* the block's shape is compiled in */
+    if (width < 1 || height < 1 || depth < 1 || mask_w < 1 || mask_w > MAX_SIDE || mask_h < 1 ||
+        mask_h > MAX_SIDE || mask_d < 1 || mask_d > MAX_SIDE)
+        wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: volume %dx%dx%d, mask %dx%dx%d (1..%d a side)",
+               width, height, depth, mask_w, mask_h, mask_d, MAX_SIDE);
+    const int cube = mask_w == mask_h && mask_h == mask_d ? mask_w : 0;
+    switch (cube) {
+    case 3: return launch<3, 3, 3>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 5: return launch<5, 5, 5>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 7: return launch<7, 7, 7>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    default: break;
+    }
+    switch (mask_d) {
+    case 1: return launch<0, 0, 1>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 2: return launch<0, 0, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 3: return launch<0, 0, 3>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 4: return launch<0, 0, 4>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 5: return launch<0, 0, 5>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 6: return launch<0, 0, 6>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    default: return launch<0, 0, 7>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    }
+}

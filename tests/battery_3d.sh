@@ -1,0 +1,95 @@
+# battery_3d.sh: the tests every 3D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
+# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
+# $block_min, $block_max). Volumes of one voxel, one row along x, one column along z, odd sizes
+# that are no multiple of any tile or chunk, and 512^3; every cube mask from 1 to the largest
+# and non-cubic ones with every side from 1 to 7 somewhere; every named mask; random data and
+# masks drawn fresh each run (the seed is printed); outputs poisoned with NaN before each launch.
+max_side=$max_width
+# One volume a side of each length 1..7 on each axis, odd and even, with the others different.
+non_cubic="1x7x1,7x1x1,1x1x7,3x5x7,7x5x3,2x4x6,6x2x4,4x6x2,5x3x1,7x7x1,1x7x7,7x1x7,2x3x4"
+named_masks="box gaussian laplacian7 laplacian27 random"
+
+usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
+usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5x5
+usage_error "ch${nn}_size_2d" "is 2D: a volume takes WxHxD" "$solution" --size 17x33
+usage_error "ch${nn}_size_too_many_voxels" "more than" "$solution" --size 2048x1024x1024
+usage_error "ch${nn}_size_not_number" "not a whole number" "$solution" --size 10x10xabc
+usage_error "ch${nn}_mask_over_max" "out of range" "$solution" --mask-width $((max_side + 1))
+usage_error "ch${nn}_mask_depth_over_max" "out of range" "$solution" --mask-width "3x3x$((max_side + 1))"
+usage_error "ch${nn}_mask_unknown" "unknown volume mask .sobel." "$solution" --mask sobel
+usage_error "ch${nn}_mask_laplacian_too_small" "needs at least 3x3x3" "$solution" \
+    --mask laplacian27 --mask-width 2
+usage_error "ch${nn}_mask_file_too_big" "at most $max_side per axis" \
+    "$solution" --mask-file "$fixtures/mask3d_8x8x8.txt"
+usage_error "ch${nn}_mask_file_ragged_slices" "ragged slices" \
+    "$solution" --mask-file "$fixtures/mask3d_ragged_slices.txt"
+usage_error "ch${nn}_mask_file_ragged_rows" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
+usage_error "ch${nn}_mask_file_mismatch" "is 3x3x2 but --mask-width is 3x3x3" \
+    "$solution" --mask-file "$fixtures/mask3d_3x3x2.txt" --mask-width 3
+usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_volume.npy"
+usage_error "ch${nn}_input_not_npy" "a volume is a .npy file" "$solution" --input "$fixtures/gray8_13x7.png"
+usage_error "ch${nn}_input_2d" "is a 2-D array: a volume is 3-D" "$solution" --input "$fixtures/array_2x3.npy"
+usage_error "ch${nn}_input_4d" "is a 4-D array: a volume is 3-D" "$solution" --input "$fixtures/volume_4d.npy"
+usage_error "ch${nn}_input_nan" "holds a non-finite value" "$solution" --input "$fixtures/volume_nan.npy"
+usage_error "ch${nn}_input_truncated" "truncated|too short|corrupt" "$solution" --input "$fixtures/truncated.npy"
+usage_error "ch${nn}_output_bad_extension" "write a .npy volume or a .png montage" \
+    "$solution" --output "$b/out/x.bmp"
+usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
+    "$solution" --input "$fixtures/volume_5x4x3.npy" --output "$fixtures/volume_5x4x3.npy"
+
+# A volume larger than the GPU's free memory (simulated with WB_GPU_MEMORY_LIMIT_MIB): exit 2,
+# naming the sizes.
+add "ch${nn}_too_big_for_gpu" "gpu;ch$nn;solution" "$expect" --gpu 2 \
+    "512x512x512 input volume needs 512.0 MiB of GPU memory" -- \
+    env WB_GPU_MEMORY_LIMIT_MIB=256 "$solution" --check --size 512 --mask-width 3
+
+battery() {
+    kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    # The quick stage of `make check`: the shapes that catch most bugs, in seconds.
+    add "ch${nn}_${kind}_quick_sizes" "$labels;quick" "$binary" --check \
+        --size 1x1x1,1x1x300,300x1x1,17x33x31 --mask-width "1,2,3,4,5,7,7x1x3,2x5x4"
+    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check --size 37x35x33 \
+        --block 3,8 --mask-width "1,3,4x2x3"
+    add "ch${nn}_${kind}_odd_sizes" "$labels" "$binary" --check \
+        --size 1x1x1,1x1x300,300x1x1,17x33x31,129x65x40 --mask-width "1:$max_side"
+    add "ch${nn}_${kind}_non_cubic_masks" "$labels" "$binary" --check --size 17x33x31,129x65x40 \
+        --mask-width "$non_cubic"
+    # 512^3: chunks along z, many blocks; the CPU reference (4 threads) is the long part
+    heavy 70 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 --mask-width 3,7
+    if [ "$kind" = solution ]; then
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo $named_masks | tr ' ' ,)" \
+            --size 37x35x33 --mask-width 3,5,7
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check --block 1,2,5,7,$block_max \
+            --size 37x35x33 --mask-width "1,2,3,5,7,2x5x4"
+    else
+        for mask in $named_masks; do
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+                --size 37x35x33 --mask-width 3,5,7
+        done
+    fi
+    add "ch${nn}_${kind}_phantom" "$labels" "$binary" --check --data phantom --size 64x48x40 \
+        --mask gaussian,laplacian7 --mask-width 3,5
+    add "ch${nn}_${kind}_input_npy" "$labels" "$binary" --check \
+        --input "$fixtures/volume_5x4x3.npy" --mask-width "1,3,5,7,3x2x1"
+    for tool in $sanitizers; do
+        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" $tool "$binary" \
+            --check --size 37x35x9 --mask-width "1,2,3,7,2x5x3" --block 7
+    done
+}
+battery solution "$solution"
+battery exercise "$exercise"
+
+add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote the GPU result to .*ch${nn}_blur.npy" -- \
+    "$solution" --check --own-kernels --input "$fixtures/volume_5x4x3.npy" --mask gaussian \
+    --mask-width 3 --output "$b/out/ch${nn}_blur.npy"
+add "ch${nn}_solution_png_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote the input's slices to .*ch${nn}_blur_input.png" -- \
+    "$solution" --check --own-kernels --size 40x30x20 --data phantom --mask box --mask-width 3 \
+    --output "$b/out/ch${nn}_blur.png"
+add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size 37x35x33 \
+    --mask-file "$fixtures/mask3d_3x3x2.txt"
+# --output never destroys a file (safe_output.h), checked through the real program.
+add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
+    "$solution" "$fixtures/volume_5x4x3.npy" "$b/out/ch${nn}_output_safety"
+# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3
+guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"
