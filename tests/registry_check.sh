@@ -78,12 +78,12 @@ unknown)
     expect_refusal "battery_blocks: 4096 is outside" sh "$gen" "$tmp" 01_basic_1d
     printf 'uses = 42_none\n' >"$tmp/chapters/01_basic_1d/chapter.mk"
     expect_refusal "uses '42_none', which is no chapter" make -s -C "$tmp" help
-    # A program whose --spec says 3-D, before any 3D battery exists.
-    mkdir -p "$tmp/chapters/98_volume"
-    printf 'uses =\nsanitizers = memcheck\n' >"$tmp/chapters/98_volume/chapter.mk"
-    printf '#!/bin/sh\nprintf "dims=3\\n"\n' >"$tmp/build/ch98_volume"
-    chmod +x "$tmp/build/ch98_volume"
-    expect_refusal "is 3-D, and there is no" sh "$gen" "$tmp" 98_volume
+    # A program whose --spec says 4-D: there is no 4D battery.
+    mkdir -p "$tmp/chapters/98_spacetime"
+    printf 'uses =\nsanitizers = memcheck\n' >"$tmp/chapters/98_spacetime/chapter.mk"
+    printf '#!/bin/sh\nprintf "dims=4\\n"\n' >"$tmp/build/ch98_spacetime"
+    chmod +x "$tmp/build/ch98_spacetime"
+    expect_refusal "is 4-D, and there is no" sh "$gen" "$tmp" 98_spacetime
     echo "registry_check: PASS"
     ;;
 *) fail "mode must be new or unknown, not '$mode'" ;;
