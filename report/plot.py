@@ -665,6 +665,49 @@ def runs_of(rows):
     return runs
 
 
+def fig_9_volumes(plt, sweeps, device):
+    records = timed(sweeps.get("9_volumes", []))
+    kernels = [k for k in ("ch09 2.5D", "ch09 tiled", "naive 3D") if any(r["variant"] == k for r in records)]
+    if not records or not kernels:
+        return None
+
+    def roofs(r):
+        """The time the bytes need at the copy's rate and the multiply-adds at the FMA peak."""
+        voxels = r["width"] * r["height"] * r["depth"]
+        fmas = voxels * r["mask_width"] * r["mask_height"] * r["mask_depth"]
+        return 2 * 4 * voxels / (r["copy_gbps"] * 1e9), fmas / r["fma_peak_per_s"]
+
+    def pct(r):
+        return 100 * max(roofs(r)) / (r["median_ms"] * 1e-3)
+
+    cubes = sorted({r["mask_width"] for r in records
+                    if r["mask_width"] == r["mask_height"] == r["mask_depth"]})
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for k in kernels:
+        points = {r["mask_width"]: pct(r) for r in records if r["variant"] == k and
+                  r["mask_width"] == r["mask_height"] == r["mask_depth"]}
+        ax.plot(sorted(points), [points[c] for c in sorted(points)], marker="o", ms=4, label=k)
+    for c in cubes:
+        r = next(r for r in records if r["mask_width"] == c)
+        copy, fma = roofs(r)
+        ax.annotate("copy" if copy >= fma else "FMA", (c, 0.03), xycoords=("data", "axes fraction"),
+                    ha="center", fontsize=7, color="grey")
+    ax.axhline(100, color="grey", ls="--", lw=1)
+    ax.set_yscale("log")
+    ax.set_xticks(cubes)
+    ax.set_xlabel("mask side (a random side x side x side mask); below: the roof that binds")
+    ax.set_ylabel("% of the binding roof (log scale)")
+    r0 = records[0]
+    ax.set_title(f"Chapter 09, {r0['width']}x{r0['height']}x{r0['depth']} volume: each kernel "
+                 f"against the roof that binds it", fontsize=9)
+    ax.legend(fontsize=7)
+    best = [(r["mask_width"], pct(r)) for r in records if r["variant"] == kernels[0]
+            and r["mask_width"] == r["mask_height"] == r["mask_depth"]]
+    said = ", ".join(f"{c}x{c}x{c} {p:.0f}%" for c, p in sorted(best))
+    return fig, (f"The 2.5D kernel's share of the binding roof (copy bandwidth or the FP32 FMA "
+                 f"peak, whichever takes longer): {said}.")
+
+
 def gantt(plt, runs, title):
     """One plot per run: a lane per stage, each step a bar coloured by its item."""
     fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.6 + 1.3 * len(runs)), squeeze=False)
@@ -732,6 +775,7 @@ FIGURES = [
     ("fig_7_separable", fig_7_separable),
     ("fig_7_full_rank", fig_7_full_rank),
     ("fig_7_low_rank", fig_7_low_rank),
+    ("fig_9_volumes", fig_9_volumes),
     ("fig_8_batch_timeline", fig_8_batch_timeline),
     ("fig_8_strips_timeline", fig_8_strips_timeline),
 ]

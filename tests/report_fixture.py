@@ -108,6 +108,15 @@ def main():
             sweeps.setdefault(sweep, []).append(record(
                 rng, k, big, taps, 8.0 * big, eff, comp, mask=f"{kind} {m}x{m}", width=8192,
                 height=8192, planes=1, mask_width=m, mask_height=m, block=32))
+    # Chapter 09: three volume kernels on a 512^3 volume, cubes 3 to 7.
+    voxels = 512 ** 3
+    for k, eff, comp in (("ch09 2.5D", 0.76, 0.5), ("ch09 tiled", 0.1, 0.03), ("naive 3D", 0.11, 0.05)):
+        for m in (3, 5, 7):
+            r = record(rng, k, voxels, m ** 3, 8.0 * voxels, eff, comp, mask=f"random {m}x{m}x{m}",
+                       width=512, height=512, depth=512, mask_width=m, mask_height=m, mask_depth=m,
+                       block=8)
+            r["fma_peak_per_s"] = FMA_PEAK
+            sweeps.setdefault("9_volumes", []).append(r)
     # Chapter 08: timelines of made-up runs, one step after another or overlapped.
     def steps(mode, items, up, compute, down, pipelined, streams=1):
         rows, up_free, compute_free, down_free, t = [], 0.0, 0.0, 0.0, 0.0
