@@ -31,7 +31,7 @@
  * up to 7 on each side runs a kernel with its depth compiled in and its width and height read
  * at run time.
  *
- *   fetch_plane, accumulate     one plane into shared memory; one plane into the queue
+ *   plane_fetcher, accumulate   one plane into shared memory; one plane into the queue
  *   conv3d_stream_kernel        the march
  *   conv3d_stream_launch        the chunk length, the instantiation for the mask
  */
@@ -59,27 +59,49 @@ template <int MW, int MH, int RY> struct tile_shape {
     static constexpr int LOADS = (W * H + THREADS - 1) / THREADS; // per thread
 };
 
-// Plane z of the input around the block's outputs (x0, y0) into a shared tile, copied without
-// passing through registers (cp.async: the thread goes on while the SM's load unit fills the
-// tile), as one group of copies: zeros outside the volume (the formula's ghost cells).
-template <int MW, int MH, int RY>
-__device__ void fetch_plane(float (*tile)[tile_shape<MW, MH, RY>::W],
-                            const float *__restrict__ in, int width, int height, int depth,
-                            int x0, int y0, int z, int mw, int mh) {
+// Where this thread's share of a plane's tile comes from. The tile's cells it copies, and their
+// voxels' offsets within a slice of the volume (-1 outside it: a zero), are the same for every
+// plane, so the march works them out once; a plane then costs an address and a copy a cell.
+template <int MW, int MH, int RY> struct plane_fetcher {
     using T = tile_shape<MW, MH, RY>;
-    const int tid = threadIdx.y * TX + threadIdx.x;
-    const bool plane_inside = z >= 0 && z < depth;
+    const float *in;
+    size_t slice; /* voxels in one slice of the volume */
+    int depth;
+    int offset[T::LOADS];
+
+    __device__ plane_fetcher(const float *volume, int width, int height, int depth_, int x0,
+                             int y0, int mw, int mh)
+        : in(volume), slice((size_t)width * height), depth(depth_) {
+        const int tid = threadIdx.y * TX + threadIdx.x;
 #pragma unroll
-    for (int n = 0; n < T::LOADS; ++n) {
-        const int e = tid + n * THREADS, r = e / T::W, c = e % T::W;
-        if (e >= T::W * T::H) break;
-        const int x = x0 + c - mw / 2, y = y0 + r - mh / 2;
-        const bool inside = plane_inside && x >= 0 && x < width && y >= 0 && y < height;
-        const float *from = inside ? in + ((size_t)z * height + y) * width + x : in;
-        __pipeline_memcpy_async(&tile[r][c], from, sizeof(float), inside ? 0 : sizeof(float));
+        for (int n = 0; n < T::LOADS; ++n) {
+            const int e = tid + n * THREADS, r = e / T::W, c = e % T::W;
+            const int x = x0 + c - mw / 2, y = y0 + r - mh / 2;
+            offset[n] = e < T::W * T::H && x >= 0 && x < width && y >= 0 && y < height
+                            ? y * width + x
+                            : -1;
+        }
     }
-    __pipeline_commit();
-}
+
+    // Plane z into the tile, copied without passing through registers (cp.async: the thread
+    // goes on while the SM's load unit fills the tile), as one group of copies; zeros outside
+    // the volume (the formula's ghost cells).
+    __device__ void fetch(float (*tile)[T::W], int z) const {
+        const int tid = threadIdx.y * TX + threadIdx.x;
+        const bool plane_inside = z >= 0 && z < depth;
+        const float *plane = in + (plane_inside ? (size_t)z * slice : 0);
+        float *cells = &tile[0][0];
+#pragma unroll
+        for (int n = 0; n < T::LOADS; ++n) {
+            const int e = tid + n * THREADS;
+            if (e >= T::W * T::H) break;
+            const bool inside = plane_inside && offset[n] >= 0;
+            __pipeline_memcpy_async(cells + e, inside ? plane + offset[n] : in, sizeof(float),
+                                    inside ? 0 : sizeof(float));
+        }
+        __pipeline_commit();
+    }
+};
 
 // One plane, in shared memory, into the queue: slot q takes mask slice mask_d - 1 - q.
 template <int MW, int MH, int MD, int RY>
@@ -139,8 +161,9 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         for (int r = 0; r < RY; ++r)
             acc[q][r] = 0.0f;
     // Two planes on their way before the march starts; every step then waits for the older.
-    fetch_plane<MW, MH, RY>(tiles[0], in, width, height, depth, x0, y0, first, mw, mh);
-    fetch_plane<MW, MH, RY>(tiles[1], in, width, height, depth, x0, y0, first + 1, mw, mh);
+    const plane_fetcher<MW, MH, RY> fetcher(in, width, height, depth, x0, y0, mw, mh);
+    fetcher.fetch(tiles[0], first);
+    fetcher.fetch(tiles[1], first + 1);
 
     for (int zi = first, stage = 0; zi <= last; ++zi, stage = stage == STAGES - 1 ? 0 : stage + 1) {
         __pipeline_wait_prior(1); /* this thread's copies of plane zi have landed */
@@ -148,10 +171,10 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         // ---- TODO 1 begin: start fetching the plane two after this one, into the stage plane
         // zi - 1 used
         // Planes zi and zi + 1 are on their way (zi has landed: the wait above). Start the
-        // one two after this one: fetch_plane<MW, MH, RY>(tile, in, width, height, depth, x0,
-        // y0, z, mw, mh) into the stage that plane zi - 1 used (everyone is done with it: the
-        // barrier above). Past the last plane there is nothing to fetch, but commit an empty
-        // group (__pipeline_commit()) all the same, so that the wait above keeps counting right.
+        // one two after this one, fetcher.fetch(tile, z), into the stage that plane zi - 1
+        // used (everyone is done with it: the barrier above). Past the last plane there is
+        // nothing to fetch, but commit an empty group (__pipeline_commit()) all the same, so
+        // that the wait above keeps counting right.
         // ---- TODO 1 end
         accumulate<MW, MH, MD, RY>(acc, tiles[stage], mw, mh);
         // ---- TODO 3 begin: store the output slot 0 finished, if it is one of the chunk's, and
