@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cuda_check.h"
 #include "data_gen.h"
 #include "harness.h"
 #include "masks3d.h"
 #include "reference.h"
+#include "safe_output.h"
 #include "timing.h"
 #include "verify.h"
 #include "volumes.h"
@@ -207,6 +209,13 @@ static struct variant_result check_3d(void *context) {
     return r;
 }
 
+/* The input's montage beside a .png --output: NAME.png -> NAME_input.png. */
+static void input_montage_path(const char *output, char *path, size_t size) {
+    const size_t stem = strlen(output) - 4; /* without ".png" */
+    if ((size_t)snprintf(path, size, "%.*s_input.png", (int)stem, output) >= size)
+        wb_die(WB_EXIT_USAGE, "--output '%s': the path is too long", output);
+}
+
 /* --output: the result as .npy, or a montage of its slices (and the input's beside it). */
 static void write_output_3d(void *context) {
     struct run_3d *run = context;
@@ -221,10 +230,7 @@ static void write_output_3d(void *context) {
     if (volume_montage(run->output, run->got, v->width, v->height, v->depth, slices, err))
         wb_die(WB_EXIT_USAGE, "%s", err);
     char input[4096];
-    size_t stem = strlen(run->output) - 4; /* without ".png" */
-    if (snprintf(input, sizeof input, "%.*s_input.png", (int)stem, run->output) >=
-        (int)sizeof input)
-        wb_die(WB_EXIT_USAGE, "--output '%s': the path is too long", run->output);
+    input_montage_path(run->output, input, sizeof input);
     if (volume_montage(input, v->data, v->width, v->height, v->depth, slices, err))
         wb_die(WB_EXIT_USAGE, "%s", err);
     fprintf(run->human, "  wrote the input's slices to %s\n", input);
@@ -365,6 +371,55 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
 
 /* ---- the program ---------------------------------------------------------------------------- */
 
+/* Bytes the host can give without swapping: Linux's MemAvailable (free memory plus the caches
+ * it can drop), else the free pages; 0 when neither can be read. */
+static size_t host_available_bytes(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+    if (f) fclose(f);
+    if (kib) return (size_t)kib * 1024;
+    const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+}
+
+/* What would fail late is refused before the work: a montage over the image limits, a montage
+ * of the input that would replace an input, and volumes the host's memory cannot hold (each
+ * takes its data, the GPU's result twice, the CPU reference and its bounds: five copies). */
+static void check_before_work(const struct cli_options *opt, const struct volume *given,
+                              int inputs) {
+    char err[WB_ERR_LEN];
+    size_t largest = 0;
+    for (int s = 0; s < (inputs ? inputs : opt->size_count); ++s) {
+        const struct volume v = inputs ? given[s]
+                                       : (struct volume){NULL, (int)opt->sizes[s].width,
+                                                         (int)opt->sizes[s].height,
+                                                         (int)opt->sizes[s].depth};
+        if (voxels(&v) > largest) largest = voxels(&v);
+        const int slices = v.depth < MONTAGE_SLICES ? v.depth : MONTAGE_SLICES;
+        if (opt->output && cli_has_extension(opt->output, ".png") &&
+            volume_montage_check(v.width, v.height, slices, err))
+            wb_die(WB_EXIT_USAGE, "--output '%s': %s", opt->output, err);
+    }
+    if (opt->output && cli_has_extension(opt->output, ".png")) {
+        char input[4096];
+        input_montage_path(opt->output, input, sizeof input);
+        if (safe_output_check(input, err)) wb_die(WB_EXIT_USAGE, "--output's input montage %s", err);
+    }
+    size_t loaded = 0; /* the --input volumes, all read before the GPU */
+    for (int i = 0; i < inputs; ++i)
+        loaded += voxels(&given[i]) * sizeof(float);
+    const size_t needed = 5 * largest * sizeof(float) + (inputs ? 0 : largest * sizeof(float));
+    const size_t available = host_available_bytes();
+    if (available && needed > available)
+        wb_die(WB_EXIT_USAGE, "a %zu-voxel volume needs %.1f GiB of host memory (the data, the "
+               "GPU's result twice, the CPU reference and its error bounds), but %.1f GiB is "
+               "available (%.1f GiB of inputs already read): use a smaller volume", largest,
+               needed / 1073741824.0, available / 1073741824.0, loaded / 1073741824.0);
+}
+
 static int conv3d_run(const struct cli_spec *spec, const struct cli_options *opt,
                       const struct conv3d_variant *variants, int variant_count) {
     if (opt->output && !cli_has_extension(opt->output, ".png") &&
@@ -390,6 +445,8 @@ static int conv3d_run(const struct cli_spec *spec, const struct cli_options *opt
                            block, mk->width, mk->height, mk->depth);
             }
     }
+
+    check_before_work(opt, given, inputs);
 
     struct device_info device;
     FILE *human = harness_open_device(opt, &device);

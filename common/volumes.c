@@ -26,7 +26,8 @@ int volume_load_npy(const char *path, float **v, int *width, int *height, int *d
                           shape[0], VOLUME_MAX_SIDE, (size_t)VOLUME_MAX_VOXELS);
     for (size_t n = 0; !status && n < shape[0] * shape[1] * shape[2]; ++n)
         if (!isfinite((*v)[n]))
-            status = wb_error(err, "'%s' holds a non-finite value (voxel %zu)", path, n);
+            status = wb_error(err, "'%s' holds a value that is not a finite float32 (voxel "
+                              "%zu)", path, n);
     if (status) {
         free(*v);
         *v = NULL;
@@ -77,6 +78,19 @@ void volume_phantom(float *v, int width, int height, int depth, uint64_t seed) {
             }
 }
 
+int volume_montage_check(int width, int height, int slices, char *err) {
+    int columns = 1;
+    while (columns * columns < slices)
+        ++columns;
+    const int rows = (slices + columns - 1) / columns;
+    const long out_w = (long)columns * (width + 1) - 1, out_h = (long)rows * (height + 1) - 1;
+    if (out_w > IMAGE_MAX_DIM || out_h > IMAGE_MAX_DIM || out_w * out_h > (long)IMAGE_MAX_PIXELS)
+        return wb_error(err, "a montage of %d slices of %dx%d is %ldx%ld pixels, over the image "
+                        "limit (%d a side, %zu pixels): write a .npy", slices, width, height,
+                        out_w, out_h, IMAGE_MAX_DIM, (size_t)IMAGE_MAX_PIXELS);
+    return 0;
+}
+
 int volume_montage(const char *path, const float *v, int width, int height, int depth, int slices,
                    char *err) {
     if (width < 1 || height < 1 || depth < 1)
@@ -84,13 +98,12 @@ int volume_montage(const char *path, const float *v, int width, int height, int 
     if (slices < 1 || slices > 64 || slices > depth)
         return wb_error(err, "montage: %d slices of a volume %d deep (1 to %d)", slices, depth,
                         depth < 64 ? depth : 64);
+    if (volume_montage_check(width, height, slices, err)) return -1;
     int columns = 1;
     while (columns * columns < slices)
         ++columns;
     const int rows = (slices + columns - 1) / columns;
     const long out_w = (long)columns * (width + 1) - 1, out_h = (long)rows * (height + 1) - 1;
-    if (out_w > IMAGE_MAX_DIM || out_h > IMAGE_MAX_DIM || out_w * out_h > (long)IMAGE_MAX_PIXELS)
-        return wb_error(err, "montage: %ldx%ld pixels is over the image limit", out_w, out_h);
     const size_t count = (size_t)width * height * depth;
     float least = v[0], most = v[0];
     for (size_t n = 1; n < count; ++n) {

@@ -36,6 +36,9 @@ void volume_phantom(float *v, int width, int height, int depth, uint64_t seed);
  * grid of ceil(sqrt(slices)) columns, one grey pixel between tiles, mapped from the volume's
  * least value (black) to its largest (white). 0, or -1 with a message (safe_output.h: no input
  * is ever replaced). */
+/* 0 if a montage of `slices` slices of width x height fits the image limits, else -1 with a
+ * message (volume_montage checks it too; a program checks it before the work). */
+int volume_montage_check(int width, int height, int slices, char *err);
 int volume_montage(const char *path, const float *v, int width, int height, int depth, int slices,
                    char *err);
 

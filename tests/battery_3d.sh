@@ -6,7 +6,7 @@
 # masks drawn fresh each run (the seed is printed); outputs poisoned with NaN before each launch.
 max_side=$max_width
 # One volume a side of each length 1..7 on each axis, odd and even, with the others different.
-non_cubic="1x7x1,7x1x1,1x1x7,3x5x7,7x5x3,2x4x6,6x2x4,4x6x2,5x3x1,7x7x1,1x7x7,7x1x7,2x3x4"
+non_cubic="1x7x1,7x1x1,1x1x7,3x5x7,7x5x3,2x4x6,6x2x4,4x6x2,5x3x1,7x7x1,1x7x7,7x1x7,2x3x4,3x4x5"
 named_masks="box gaussian laplacian7 laplacian27 random"
 
 usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
@@ -30,7 +30,7 @@ usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures
 usage_error "ch${nn}_input_not_npy" "a volume is a .npy file" "$solution" --input "$fixtures/gray8_13x7.png"
 usage_error "ch${nn}_input_2d" "is a 2-D array: a volume is 3-D" "$solution" --input "$fixtures/array_2x3.npy"
 usage_error "ch${nn}_input_4d" "is a 4-D array: a volume is 3-D" "$solution" --input "$fixtures/volume_4d.npy"
-usage_error "ch${nn}_input_nan" "holds a non-finite value" "$solution" --input "$fixtures/volume_nan.npy"
+usage_error "ch${nn}_input_nan" "holds a value that is not a finite float32" "$solution" --input "$fixtures/volume_nan.npy"
 usage_error "ch${nn}_input_truncated" "truncated|too short|corrupt" "$solution" --input "$fixtures/truncated.npy"
 usage_error "ch${nn}_output_bad_extension" "write a .npy volume or a .png montage" \
     "$solution" --output "$b/out/x.bmp"

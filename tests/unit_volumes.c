@@ -262,6 +262,10 @@ static void test_phantom_and_montage(uint64_t seed) {
     }
     CHECK(volume_montage(path, v, W, H, D, 0, err) == -1 && contains(err, "0 slices"));
     CHECK(volume_montage(path, v, W, H, D, 21, err) == -1 && contains(err, "(1 to 20)"));
+    /* 16 slices of 4096 x 4096 make a 16387-pixel square: over the limit, said before any work */
+    CHECK(volume_montage_check(4096, 4096, 16, err) == -1 && contains(err, "16387x16387") &&
+          contains(err, "write a .npy"));
+    CHECK(volume_montage_check(4096, 4096, 1, err) == 0);
     CHECK(safe_output_protect(path, err) == 0); /* an input of the run is never replaced */
     CHECK(volume_montage(path, v, W, H, D, 4, err) == -1 && contains(err, "refusing to overwrite"));
     free(v);
@@ -299,7 +303,7 @@ static void test_npy(void) {
     remove(path);
     CHECK(volume_save_npy(path, v, 4, 3, 2, err) == 0);
     CHECK(volume_load_npy(path, &back, &w, &h, &d, err) == -1 &&
-          contains(err, "non-finite value (voxel 5)"));
+          contains(err, "not a finite float32 (voxel 5)"));
 }
 
 int main(int argc, char **argv) {

@@ -7,7 +7,8 @@
  *                     for the cubes 3, 5 and 7                                   (conv3d_stream.cu,
  *                     the exercise: exercises/09_3d/conv3d_stream.cu)
  * Each launcher checks its arguments (exit 2 naming the problem), launches on the default
- * stream, checks the launch and does not synchronize.
+ * stream, checks the launch and does not synchronize. WB_CONV3D_Z_CHUNK=N (tests) sets the
+ * slices a 2.5D block marches through, which small volumes would otherwise keep to one or two.
  */
 #ifndef CONV3D_H
 #define CONV3D_H

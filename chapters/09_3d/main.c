@@ -9,9 +9,11 @@
  *
  * Kernels, in the order they run: the 2.5D kernel (your exercise file, conv3d_stream.cu), the
  * tiled kernel (an input cube of --block^3 threads, shared memory), the naive kernel (the "vs
- * naive" baseline). --data phantom fills generated volumes with spheres in a soft background
- * (volumes.h) instead of noise.
+ * naive" baseline); --own-kernels runs the 2.5D kernel alone. --data phantom fills generated
+ * volumes with spheres in a soft background (volumes.h) instead of noise. WB_CONV3D_Z_CHUNK=N
+ * (tests) sets the slices each 2.5D block marches through.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv3d.h"
@@ -45,7 +47,20 @@ static const char *tiled_refuses(int mask_w, int mask_h, int mask_d, int block) 
     return NULL;
 }
 
+/* WB_CONV3D_Z_CHUNK (tests, conv3d.h) is checked before any work, as the command line is; the
+ * launcher reads it again at each launch. */
+static void check_environment(void) {
+    const char *forced = getenv("WB_CONV3D_Z_CHUNK");
+    if (!forced || !*forced) return;
+    char *end;
+    const long n = strtol(forced, &end, 10);
+    if (*end || n < 1 || n > 65535)
+        wb_die(WB_EXIT_USAGE, "WB_CONV3D_Z_CHUNK='%s' is not a whole number 1 to 65535", forced);
+}
+
 int main(int argc, char **argv) {
+    wb_set_program_name("ch09_3d");
+    check_environment();
     struct cli_spec spec = conv3d_standard_spec(
         "ch09_3d", "convolution of volumes: naive, tiled and 2.5D streaming kernels", 1,
         CONV3D_TILED_MAX_BLOCK, 8);
@@ -62,8 +77,12 @@ int main(int argc, char **argv) {
         {.label = "ch09 tiled",
          .set_mask = conv3d_tiled_set_mask,
          .launch = conv3d_tiled_launch,
-         .refuses = tiled_refuses},
-        {.label = "naive 3D", .set_mask = conv3d_naive_set_mask, .launch = conv3d_naive_launch},
+         .refuses = tiled_refuses,
+         .comparison = 1},
+        {.label = "naive 3D",
+         .set_mask = conv3d_naive_set_mask,
+         .launch = conv3d_naive_launch,
+         .comparison = 1},
     };
     return conv3d_chapter_main(argc, argv, &spec, kernels, WB_COUNT(kernels));
 }

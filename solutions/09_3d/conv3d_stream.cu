@@ -24,7 +24,8 @@
  * Three planes share memory in turn: the one being computed and the next two, which the SM's
  * load unit copies in meanwhile (cp.async, no registers on the way); one barrier per plane.
  * Against one plane prefetched through registers, this took 3x3x3 at 512^3 on an H100 from
- * 69.7% to 76.5% of the copy bandwidth and 7x7x7 from 46.8% to 51.6% of the FMA peak.
+ * 69.7% to 76.5% of the copy bandwidth and 7x7x7 from 46.8% to 51.6% of the FMA peak (before
+ * plane_fetcher worked out the copies' addresses once a thread).
  *
  * Masks 3x3x3, 5x5x5 and 7x7x7 get kernels with every size known at compile time (every loop
  * unrolled, every weight an operand of its FMA straight from the constant bank); any other mask
@@ -36,6 +37,7 @@
  *   conv3d_stream_launch        the chunk length, the instantiation for the mask
  */
 #include <cuda_pipeline_primitives.h>
+#include <stdlib.h>
 
 #include "constant_mask.cuh"
 #include "conv3d.h"
@@ -199,6 +201,7 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
             acc[MD - 1][r] = 0.0f;
         // ---- TODO 3 end
     }
+    __pipeline_wait_prior(0); /* no copy outlives the block (the empty groups past the end) */
 }
 
 template <int MW, int MH, int MD, int RY = 4>
@@ -214,7 +217,18 @@ void launch(const float *d_in, float *d_out, int width, int height, int depth, i
     const long xy = (long)blocks_x * blocks_y;
     long chunks = (TARGET_BLOCKS + xy - 1) / xy;
     if (chunks > depth) chunks = depth;
-    const int z_chunk = (int)((depth + chunks - 1) / chunks);
+    int z_chunk = (int)((depth + chunks - 1) / chunks);
+    // Tests: small volumes get chunks of a slice or two, so WB_CONV3D_Z_CHUNK=N sets the length
+    // (cut to the depth) to march blocks through many planes there too.
+    const char *forced = getenv("WB_CONV3D_Z_CHUNK");
+    if (forced && *forced) {
+        char *end;
+        const long n = strtol(forced, &end, 10);
+        if (*end || n < 1 || n > 65535)
+            wb_die(WB_EXIT_USAGE, "WB_CONV3D_Z_CHUNK='%s' is not a whole number 1 to 65535",
+                   forced);
+        z_chunk = n < depth ? (int)n : depth;
+    }
     dim3 grid(blocks_x, blocks_y, (depth + z_chunk - 1) / z_chunk), threads(TX, THREADS_Y);
     conv3d_stream_kernel<MW, MH, MD, RY>
         <<<grid, threads>>>(d_in, d_out, width, height, depth, mask_w, mask_h, z_chunk);
