@@ -108,25 +108,28 @@ battery exercise "$exercise"
 add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
     --size 1x1,33x31,1000x777,2049x1031 --mask-width "1,2,3,4,5x3,$max_side"
 
-# The files written: the chapter's own kernels are enough (--own-kernels), and leaving out the
-# libraries' start-up (cuFFT, NPP: seconds a process) keeps make test short.
-add "ch${nn}_solution_png_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*rgba_blur.png" -- \
-    "$solution" --check --own-kernels --input "$fixtures/rgba8_17x3.png" --mask box \
-    --mask-width 3 --output "$b/out/ch${nn}_rgba_blur.png"
-add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*gray_blur.npy" -- \
-    "$solution" --check --own-kernels --input "$fixtures/gray8_13x7.png" --mask gaussian \
-    --mask-width 5 --output "$b/out/ch${nn}_gray_blur.npy"
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --own-kernels \
     --size 1000x777 --mask-file "$fixtures/mask_3x3.txt"
-# --output never destroys a file (safe_output.h), checked through the real program.
-add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
-    "$solution" "$fixtures/gray8_13x7.png" "$b/out/ch${nn}_output_safety"
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
 modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
 guard_size=100x37 guard_pattern="error map"
-add "ch${nn}_solution_alpha_passthrough" "gpu;ch$nn;solution" "$root/tests/alpha_passthrough.sh" \
-    "$solution" "$b/imginfo" "$fixtures/rgba8_17x3.png" "$b/out/ch${nn}_rgba_alpha.png"
-# cudaMallocPitch pads a row of 1000 floats (4000 bytes) to a wider pitch on every current GPU.
-add "ch${nn}_solution_pitch_wider_than_row" "gpu;ch$nn;solution" "$expect" --gpu 0 \
-    "pitch (4[0-9][0-9][1-9]|4[0-9][1-9][0-9]|4[1-9][0-9][0-9]|[5-9][0-9]{3}|[0-9]{5,}) bytes for rows of 4000" -- \
-    "$solution" --check --size 1000x777 --mask-width 5
+# The 2D harness's files and memory, with the first 2D chapter (first_of_dims, ctest_list.sh):
+if [ "$first_of_dims" = 1 ]; then
+    # The files written: the chapter's own kernels are enough (--own-kernels), and leaving out the
+    # libraries' start-up (cuFFT, NPP: seconds a process) keeps make test short.
+    add "ch${nn}_solution_png_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*rgba_blur.png" -- \
+        "$solution" --check --own-kernels --input "$fixtures/rgba8_17x3.png" --mask box \
+        --mask-width 3 --output "$b/out/ch${nn}_rgba_blur.png"
+    add "ch${nn}_solution_npy_output" "gpu;ch$nn;solution" "$expect" --gpu 0 "wrote .*gray_blur.npy" -- \
+        "$solution" --check --own-kernels --input "$fixtures/gray8_13x7.png" --mask gaussian \
+        --mask-width 5 --output "$b/out/ch${nn}_gray_blur.npy"
+    # --output never destroys a file (safe_output.h), checked through the real program.
+    add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
+        "$solution" "$fixtures/gray8_13x7.png" "$b/out/ch${nn}_output_safety"
+    add "ch${nn}_solution_alpha_passthrough" "gpu;ch$nn;solution" "$root/tests/alpha_passthrough.sh" \
+        "$solution" "$b/imginfo" "$fixtures/rgba8_17x3.png" "$b/out/ch${nn}_rgba_alpha.png"
+    # cudaMallocPitch pads a row of 1000 floats (4000 bytes) to a wider pitch on every GPU.
+    add "ch${nn}_solution_pitch_wider_than_row" "gpu;ch$nn;solution" "$expect" --gpu 0 \
+        "pitch (4[0-9][0-9][1-9]|4[0-9][1-9][0-9]|4[1-9][0-9][0-9]|[5-9][0-9]{3}|[0-9]{5,}) bytes for rows of 4000" -- \
+        "$solution" --check --size 1000x777 --mask-width 5
+fi

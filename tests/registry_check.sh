@@ -53,11 +53,16 @@ new)
     sh "$tmp/tests/ctest_list.sh" "$tmp" "01_basic_1d $new" >"$tmp/list.cmake" ||
         fail "the test generator refused the new chapter"
     names() { sed -n "s/^add_test(ch$1_\([^ ]*\) .*/\1/p" "$tmp/list.cmake" | sort; }
-    names 01 >"$tmp/ch01.names"
+    # the harness's own tests (output_safety) run with the first chapter of a dimension only
+    names 01 | grep -v '^solution_output_safety$' >"$tmp/ch01.names"
     names 99 >"$tmp/ch99.names"
     count=$(wc -l <"$tmp/ch99.names")
     [ "$count" -ge 40 ] || fail "chapter 99 got only $count tests"
     diff "$tmp/ch01.names" "$tmp/ch99.names" || fail "chapter 99's tests differ from chapter 01's"
+    grep -q "add_test(ch01_solution_output_safety " "$tmp/list.cmake" ||
+        fail "the first 1D chapter lost the harness's output test"
+    ! grep -q "add_test(ch99_solution_output_safety " "$tmp/list.cmake" ||
+        fail "a second 1D chapter repeats the harness's output test"
     grep -q "add_test(ch99_solution_lengths .*build/ch${new}\"" "$tmp/list.cmake" ||
         fail "chapter 99's battery does not run build/ch$new"
     echo "registry_check: PASS: $new builds and gets the same $count tests as chapter 01"
