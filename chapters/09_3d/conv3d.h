@@ -8,7 +8,9 @@
  *                     the exercise: exercises/09_3d/conv3d_stream.cu)
  * Each launcher checks its arguments (exit 2 naming the problem), launches on the default
  * stream, checks the launch and does not synchronize. WB_CONV3D_Z_CHUNK=N (tests) sets the
- * slices a 2.5D block marches through, which small volumes would otherwise keep to one or two.
+ * slices a 2.5D block marches through, which small volumes would otherwise keep to one or two;
+ * WB_CONV3D_NO_TMA=1 (tests) makes the 2.5D kernel copy planes with cp.async even where the
+ * Tensor Memory Accelerator could (sm_90, width a multiple of 4).
  */
 #ifndef CONV3D_H
 #define CONV3D_H

@@ -11,7 +11,8 @@
  * tiled kernel (an input cube of --block^3 threads, shared memory), the naive kernel (the "vs
  * naive" baseline); --own-kernels runs the 2.5D kernel alone. --data phantom fills generated
  * volumes with spheres in a soft background (volumes.h) instead of noise. WB_CONV3D_Z_CHUNK=N
- * (tests) sets the slices each 2.5D block marches through.
+ * (tests) sets the slices each 2.5D block marches through; WB_CONV3D_NO_TMA=1 (tests) makes it
+ * fetch planes with cp.async where it would use the Tensor Memory Accelerator.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,12 @@ static const char *tiled_refuses(int mask_w, int mask_h, int mask_d, int block) 
     return NULL;
 }
 
-/* WB_CONV3D_Z_CHUNK (tests, conv3d.h) is checked before any work, as the command line is; the
- * launcher reads it again at each launch. */
+/* WB_CONV3D_Z_CHUNK and WB_CONV3D_NO_TMA (tests, conv3d.h) are checked before any work, as the
+ * command line is; the launcher reads them again. */
 static void check_environment(void) {
+    const char *no_tma = getenv("WB_CONV3D_NO_TMA");
+    if (no_tma && *no_tma && strcmp(no_tma, "0") && strcmp(no_tma, "1"))
+        wb_die(WB_EXIT_USAGE, "WB_CONV3D_NO_TMA='%s' is neither 0 nor 1", no_tma);
     const char *forced = getenv("WB_CONV3D_Z_CHUNK");
     if (!forced || !*forced) return;
     char *end;

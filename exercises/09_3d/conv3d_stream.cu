@@ -21,26 +21,29 @@
  *
  * Each thread computes RY = 4 outputs along y, so the mask_h - 1 rows its windows share are read
  * once: RY + mask_h - 1 rows of mask_w values feed RY x mask_h x mask_w x mask_d multiply-adds.
- * Three planes share memory in turn: the one being computed and the next two, which the SM's
- * load unit copies in meanwhile (cp.async, no registers on the way); one barrier per plane.
- * Against one plane prefetched through registers, this took 3x3x3 at 512^3 on an H100 from
- * 69.7% to 76.5% of the copy bandwidth and 7x7x7 from 46.8% to 51.6% of the FMA peak (before
- * plane_fetcher worked out the copies' addresses once a thread).
+ * Three planes share memory in turn: the one being computed and the next two, which come in
+ * meanwhile without passing through registers; one barrier per plane. Where the GPU has a
+ * Tensor Memory Accelerator (sm_90) and the volume's rows are whole 16-byte units (width a
+ * multiple of 4), one thread asks it for each plane, zeros outside the volume included;
+ * elsewhere every thread copies its share of the plane's cells (cp.async, a zero where a cell
+ * lies outside). WB_CONV3D_NO_TMA=1 (tests) takes the second way everywhere.
  *
  * Masks 3x3x3, 5x5x5 and 7x7x7 get kernels with every size known at compile time (every loop
  * unrolled, every weight an operand of its FMA straight from the constant bank); any other mask
  * up to 7 on each side runs a kernel with its depth compiled in and its width and height read
  * at run time.
  *
- *   plane_fetcher, accumulate   one plane into shared memory; one plane into the queue
+ *   plane_fetcher, accumulate   planes into shared memory (TMA or cp.async); one into the queue
  *   conv3d_stream_kernel        the march
- *   conv3d_stream_launch        the chunk length, the instantiation for the mask
+ *   conv3d_stream_launch        the fetch, the chunk length, the instantiation for the mask
  */
 #include <cuda_pipeline_primitives.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "constant_mask.cuh"
 #include "conv3d.h"
+#include "tensor_copy.cuh"
 
 namespace {
 
@@ -54,65 +57,137 @@ constexpr int TARGET_BLOCKS = 2048;      // enough blocks for a few waves on a l
 __constant__ float c_mask[MAX_SIDE * MAX_SIDE * MAX_SIDE];
 
 // The shared tile of one plane: the block's outputs in x-y plus the mask's halo. A side known
-// only at run time is given room for the largest mask.
-template <int MW, int MH, int RY> struct tile_shape {
-    static constexpr int W = TX + (MW ? MW : MAX_SIDE) - 1;
+// only at run time is given room for the largest mask. TMA reads from 16-byte boundaries and
+// writes whole 16-byte units: its tile starts LEFT = 4 cells left of the block's first output
+// (room for the largest mask's halo) and its rows are a multiple of 4 cells; every stage of
+// the ring starts on 128 bytes, as TMA needs.
+template <int MW, int MH, int RY, bool TMA> struct tile_shape {
+    static constexpr int LEFT = TMA ? 4 : 0;
+    static constexpr int RIGHT = (MW ? MW : MAX_SIDE) - 1 - (MW ? MW : MAX_SIDE) / 2;
+    static constexpr int W = TMA ? (LEFT + TX + RIGHT + 3) / 4 * 4 : TX + (MW ? MW : MAX_SIDE) - 1;
     static constexpr int H = THREADS_Y * RY + (MH ? MH : MAX_SIDE) - 1;
-    static constexpr int LOADS = (W * H + THREADS - 1) / THREADS; // per thread
+    static constexpr int CELLS = W * H;
+    static constexpr int STAGE = (CELLS + 31) / 32 * 32;           // floats a stage takes
+    static constexpr int LOADS = (CELLS + THREADS - 1) / THREADS; // cp.async: cells a thread
 };
 
-// Where this thread's share of a plane's tile comes from. The tile's cells it copies, and their
-// voxels' offsets within a slice of the volume (-1 outside it: a zero), are the same for every
-// plane, so the march works them out once; a plane then costs an address and a copy a cell.
-template <int MW, int MH, int RY> struct plane_fetcher {
-    using T = tile_shape<MW, MH, RY>;
+// Planes of the volume into the ring of stages in shared memory, and the wait for them.
+//   start(stage, z)  plane z on its way into that stage
+//   none()           nothing to start this step (the cp.async way counts groups of copies)
+//   wait(stage, z)   plane z, started into that stage, has landed
+//   drain()          every copy started has landed
+//   tile(stage)      that stage as rows of W floats
+// TMA: thread 0 asks for the box of the plane at (x0 - LEFT, y0 - mh/2, z) and the stage's
+// barrier tells when its bytes have landed. Thread 0 also notes which plane it started into
+// each stage and how many it has, so a wait is for the copy truly started there, with that
+// phase's parity: a march that forgets a plane computes on a stale tile and fails its check
+// instead of waiting forever, and the block's end waits for every copy it started.
+// cp.async: the tile's cells a thread copies, and their voxels' offsets within a slice of the
+// volume (-1 outside it: a zero), are the same for every plane, so the fetcher works them out
+// once; a plane then costs an address and a copy a cell, and a thread waits for its own group
+// of copies (the barrier after the wait shares them).
+template <int MW, int MH, int RY, bool TMA> struct plane_fetcher {
+    using T = tile_shape<MW, MH, RY, TMA>;
+    float *tiles;
     const float *in;
-    size_t slice; /* voxels in one slice of the volume */
-    int depth;
-    int offset[T::LOADS];
+    const CUtensorMap *map;
+    uint64_t *landed; /* TMA: a barrier a stage */
+    int *started;     /* TMA: a stage's last plane started, then how many were (2 x STAGES) */
+    size_t slice;     /* voxels in one slice of the volume */
+    int depth, box_x, box_y;
+    int col0; /* the tile's column of thread 0's first window cell */
+    int offset[TMA ? 1 : T::LOADS];
 
-    __device__ plane_fetcher(const float *volume, int width, int height, int depth_, int x0,
+    __device__ plane_fetcher(float *tiles_, uint64_t *landed_, int *started_, const float *volume,
+                             const CUtensorMap *map_, int width, int height, int depth_, int x0,
                              int y0, int mw, int mh)
-        : in(volume), slice((size_t)width * height), depth(depth_) {
+        : tiles(tiles_), in(volume), map(map_), landed(landed_), started(started_),
+          slice((size_t)width * height), depth(depth_), box_x(TMA ? x0 - T::LEFT : x0 - mw / 2),
+          box_y(y0 - mh / 2), col0(TMA ? T::LEFT - mw / 2 : 0) {
         const int tid = threadIdx.y * TX + threadIdx.x;
+        if constexpr (TMA) {
+            if (tid < STAGES) {
+                tensor_barrier_init(&landed[tid]);
+                started[tid] = INT_MIN; /* no plane */
+                started[STAGES + tid] = 0;
+            }
+            __syncthreads(); /* every barrier ready before anyone starts or waits */
+        } else {
 #pragma unroll
-        for (int n = 0; n < T::LOADS; ++n) {
-            const int e = tid + n * THREADS, r = e / T::W, c = e % T::W;
-            const int x = x0 + c - mw / 2, y = y0 + r - mh / 2;
-            offset[n] = e < T::W * T::H && x >= 0 && x < width && y >= 0 && y < height
-                            ? y * width + x
-                            : -1;
+            for (int n = 0; n < T::LOADS; ++n) {
+                const int e = tid + n * THREADS, r = e / T::W, c = e % T::W;
+                const int x = box_x + c, y = box_y + r;
+                offset[n] = e < T::CELLS && x >= 0 && x < width && y >= 0 && y < height
+                                ? y * width + x
+                                : -1;
+            }
         }
     }
 
-    // Plane z into the tile, copied without passing through registers (cp.async: the thread
-    // goes on while the SM's load unit fills the tile), as one group of copies; zeros outside
-    // the volume (the formula's ghost cells).
-    __device__ void fetch(float (*tile)[T::W], int z) const {
-        const int tid = threadIdx.y * TX + threadIdx.x;
-        const bool plane_inside = z >= 0 && z < depth;
-        const float *plane = in + (plane_inside ? (size_t)z * slice : 0);
-        float *cells = &tile[0][0];
+    __device__ void start(int stage, int z) const {
+        float *cells = tiles + stage * T::STAGE;
+        if constexpr (TMA) {
+            if (threadIdx.x == 0 && threadIdx.y == 0) {
+                started[stage] = z;
+                ++started[STAGES + stage];
+                tensor_fetch_3d(cells, map, box_x, box_y, z, &landed[stage],
+                                T::CELLS * sizeof(float));
+            }
+        } else {
+            const int tid = threadIdx.y * TX + threadIdx.x;
+            const bool plane_inside = z >= 0 && z < depth;
+            const float *plane = in + (plane_inside ? (size_t)z * slice : 0);
 #pragma unroll
-        for (int n = 0; n < T::LOADS; ++n) {
-            const int e = tid + n * THREADS;
-            if (e >= T::W * T::H) break;
-            const bool inside = plane_inside && offset[n] >= 0;
-            __pipeline_memcpy_async(cells + e, inside ? plane + offset[n] : in, sizeof(float),
-                                    inside ? 0 : sizeof(float));
+            for (int n = 0; n < T::LOADS; ++n) {
+                const int e = tid + n * THREADS;
+                if (e >= T::CELLS) break;
+                const bool inside = plane_inside && offset[n] >= 0;
+                __pipeline_memcpy_async(cells + e, inside ? plane + offset[n] : in,
+                                        sizeof(float), inside ? 0 : sizeof(float));
+            }
+            __pipeline_commit();
         }
-        __pipeline_commit();
+    }
+
+    __device__ void none() const {
+        if constexpr (!TMA) __pipeline_commit(); /* an empty group keeps the count in step */
+    }
+
+    __device__ void wait(int stage, int z) const {
+        if constexpr (TMA) {
+            if (started[stage] == z) tensor_wait(&landed[stage], phase(stage));
+        } else {
+            (void)stage, (void)z;
+            __pipeline_wait_prior(1); /* all but the newest group: plane z */
+        }
+    }
+
+    // TMA: the parity of the stage's barrier phase that its last copy completes.
+    __device__ unsigned phase(int stage) const { return (started[STAGES + stage] - 1) & 1; }
+
+    // Before the block ends: no copy may still be writing into its shared memory.
+    __device__ void drain() const {
+        if constexpr (TMA) {
+            for (int stage = 0; stage < STAGES; ++stage)
+                if (started[STAGES + stage]) tensor_wait(&landed[stage], phase(stage));
+        } else {
+            __pipeline_wait_prior(0);
+        }
+    }
+
+    __device__ const float (*tile(int stage) const)[T::W] {
+        return reinterpret_cast<const float(*)[T::W]>(tiles + stage * T::STAGE);
     }
 };
 
 // One plane, in shared memory, into the queue: slot q takes mask slice mask_d - 1 - q.
-template <int MW, int MH, int MD, int RY>
-__device__ void accumulate(float (&acc)[MD][RY], const float (*tile)[tile_shape<MW, MH, RY>::W],
-                           int mw, int mh) {
+template <int MW, int MH, int MD, int RY, int W>
+__device__ void accumulate(float (&acc)[MD][RY], const float (*tile)[W], int col0, int mw,
+                           int mh) {
     constexpr int MW_MAX = MW ? MW : MAX_SIDE, MH_MAX = MH ? MH : MAX_SIDE;
     mw = MW ? MW : mw; /* compile-time where the kernel's sizes are: constant weight indices */
     mh = MH ? MH : mh;
-    const int row0 = threadIdx.y * RY, col = threadIdx.x;
+    const int row0 = threadIdx.y * RY, col = col0 + threadIdx.x;
 #pragma unroll
     for (int in_row = 0; in_row < RY + MH_MAX - 1; ++in_row) {
         if (!MH && in_row >= RY + mh - 1) break;
@@ -140,13 +215,16 @@ template <int MW, int MD, int RY> constexpr int blocks_per_sm() {
     return (MW ? MW : MAX_SIDE) * MD * RY <= 100 ? 2 : 1;
 }
 
-template <int MW, int MH, int MD, int RY>
+template <int MW, int MH, int MD, int RY, bool TMA>
 __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
-    conv3d_stream_kernel(const float *__restrict__ in, float *__restrict__ out, int width,
-                         int height, int depth, int mask_w, int mask_h, int z_chunk) {
-    using T = tile_shape<MW, MH, RY>;
+    conv3d_stream_kernel(const float *__restrict__ in, float *__restrict__ out,
+                         const __grid_constant__ CUtensorMap map, int width, int height,
+                         int depth, int mask_w, int mask_h, int z_chunk) {
+    using T = tile_shape<MW, MH, RY, TMA>;
     constexpr int TY = THREADS_Y * RY;
-    __shared__ float tiles[STAGES][T::H][T::W];
+    __shared__ __align__(128) float tiles[STAGES * T::STAGE];
+    __shared__ uint64_t landed[STAGES];
+    __shared__ int started[2 * STAGES];
     const int mw = MW ? MW : mask_w, mh = MH ? MH : mask_h;
     const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
     const int x = x0 + threadIdx.x, y_first = y0 + threadIdx.y * RY;
@@ -163,22 +241,27 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         for (int r = 0; r < RY; ++r)
             acc[q][r] = 0.0f;
     // Two planes on their way before the march starts; every step then waits for the older.
-    const plane_fetcher<MW, MH, RY> fetcher(in, width, height, depth, x0, y0, mw, mh);
-    fetcher.fetch(tiles[0], first);
-    fetcher.fetch(tiles[1], first + 1);
+    const plane_fetcher<MW, MH, RY, TMA> fetcher(tiles, landed, started, in, &map, width, height,
+                                                 depth, x0, y0, mw, mh);
+    fetcher.start(0, first);
+    if (first + 1 <= last)
+        fetcher.start(1, first + 1);
+    else
+        fetcher.none();
+    __syncthreads(); /* what was started is known to everyone */
 
     for (int zi = first, stage = 0; zi <= last; ++zi, stage = stage == STAGES - 1 ? 0 : stage + 1) {
-        __pipeline_wait_prior(1); /* this thread's copies of plane zi have landed */
-        __syncthreads();          /* and everyone's; everyone is done with plane zi - 1 */
+        fetcher.wait(stage, zi); /* plane zi has landed */
+        __syncthreads();                 /* for everyone; everyone is done with plane zi - 1 */
         // ---- TODO 1 begin: start fetching the plane two after this one, into the stage plane
         // zi - 1 used
         // Planes zi and zi + 1 are on their way (zi has landed: the wait above). Start the
-        // one two after this one, fetcher.fetch(tile, z), into the stage that plane zi - 1
+        // one two after this one, fetcher.start(stage, z), into the stage that plane zi - 1
         // used (everyone is done with it: the barrier above). Past the last plane there is
-        // nothing to fetch, but commit an empty group (__pipeline_commit()) all the same, so
-        // that the wait above keeps counting right.
+        // nothing to start: say so with fetcher.none(), which keeps the count of copies that
+        // the wait above relies on.
         // ---- TODO 1 end
-        accumulate<MW, MH, MD, RY>(acc, tiles[stage], mw, mh);
+        accumulate<MW, MH, MD, RY>(acc, fetcher.tile(stage), fetcher.col0, mw, mh);
         // ---- TODO 3 begin: store the output slot 0 finished, if it is one of the chunk's, and
         // move the queue down
         // After plane zi, slot 0's output slice is complete: which slice is it (the table at
@@ -187,7 +270,41 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         // (acc[q] = acc[q + 1]) and start the last one at zero.
         // ---- TODO 3 end
     }
-    __pipeline_wait_prior(0); /* no copy outlives the block (the empty groups past the end) */
+    fetcher.drain(); /* no copy outlives the block */
+}
+
+using kernel_fn = void (*)(const float *, float *, const CUtensorMap, int, int, int, int, int,
+                          int);
+
+// What this GPU makes of one of the march's kernels, asked once: blocks of it an SM holds at
+// once, and whether its code is sm_90's (TMA) or later.
+struct kernel_fit {
+    int blocks_per_sm, binary_version;
+};
+static kernel_fit fit_of(kernel_fn kernel) {
+    kernel_fit fit;
+    cudaFuncAttributes attributes;
+    CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.blocks_per_sm, kernel, THREADS, 0));
+    fit.binary_version = attributes.binaryVersion;
+    return fit;
+}
+
+// The slices a block marches through. Each chunk rereads mask_d - 1 planes, and blocks at many
+// depths at once scatter their reads over many planes: chunks are as long as the GPU allows.
+// With TMA, just enough chunks for a block on every SM. With cp.async, a mask of fewer than 64
+// weights (bound by bandwidth) wants many blocks in flight, about TARGET_BLOCKS, each issuing
+// its copies; a larger one (bound by arithmetic) one block in every slot of the GPU. Measured
+// on an H100 at 512^3 (256 blocks in x-y): TMA's 3x3x3 at 79.9% of the copy in one chunk and
+// 73.6% in 8; cp.async's 78.1% in 8 and 74.5% in one; cp.async's 7x7x7 at 60.8% of the FMA
+// peak in one chunk and 56.3% in 8.
+static int chunk_length(long xy_blocks, int depth, int mask_weights, bool tma, int sms,
+                        long slots) {
+    const long wanted = tma ? sms : mask_weights < 64 ? TARGET_BLOCKS : slots;
+    long chunks = (wanted + xy_blocks - 1) / xy_blocks;
+    if (chunks > depth) chunks = depth;
+    return (int)((depth + chunks - 1) / chunks);
 }
 
 template <int MW, int MH, int MD, int RY = 4>
@@ -198,12 +315,22 @@ void launch(const float *d_in, float *d_out, int width, int height, int depth, i
     if (blocks_y > 65535)
         wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: height %d needs more than 65535 blocks",
                height);
-    // Chunks along z: as many as give about TARGET_BLOCKS blocks, so a large GPU runs a few
-    // waves; each chunk rereads mask_d - 1 planes, so they stay long where x-y gives enough.
+    // TMA where the code runs as sm_90 or later and the volume suits it (tensor_copy.cuh).
+    static const kernel_fit with_tma = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, true>);
+    static const kernel_fit without = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, false>);
+    static const char *no_tma = getenv("WB_CONV3D_NO_TMA");
+    using T = tile_shape<MW, MH, RY, true>;
+    CUtensorMap map = {};
+    const bool tma = with_tma.binary_version >= 90 && !(no_tma && *no_tma == '1') &&
+                     tensor_map_3d(&map, d_in, width, height, depth, T::W, T::H);
+    const kernel_fn kernel = tma ? conv3d_stream_kernel<MW, MH, MD, RY, true>
+                                 : conv3d_stream_kernel<MW, MH, MD, RY, false>;
+    int device, sms;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const long slots = (long)sms * (tma ? with_tma : without).blocks_per_sm;
     const long xy = (long)blocks_x * blocks_y;
-    long chunks = (TARGET_BLOCKS + xy - 1) / xy;
-    if (chunks > depth) chunks = depth;
-    int z_chunk = (int)((depth + chunks - 1) / chunks);
+    int z_chunk = chunk_length(xy, depth, mask_w * mask_h * MD, tma, sms, slots);
     // Tests: small volumes get chunks of a slice or two, so WB_CONV3D_Z_CHUNK=N sets the length
     // (cut to the depth) to march blocks through many planes there too.
     const char *forced = getenv("WB_CONV3D_Z_CHUNK");
@@ -216,8 +343,7 @@ void launch(const float *d_in, float *d_out, int width, int height, int depth, i
         z_chunk = n < depth ? (int)n : depth;
     }
     dim3 grid(blocks_x, blocks_y, (depth + z_chunk - 1) / z_chunk), threads(TX, THREADS_Y);
-    conv3d_stream_kernel<MW, MH, MD, RY>
-        <<<grid, threads>>>(d_in, d_out, width, height, depth, mask_w, mask_h, z_chunk);
+    kernel<<<grid, threads>>>(d_in, d_out, map, width, height, depth, mask_w, mask_h, z_chunk);
     CUDA_CHECK_LAUNCH();
 }
 
