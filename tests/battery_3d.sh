@@ -54,9 +54,10 @@ battery() {
         --size 1x1x1,1x1x300,300x1x1,17x33x31,129x65x40 --mask-width "1:$max_side"
     add "ch${nn}_${kind}_non_cubic_masks" "$labels" "$binary" --check --size 17x33x31,129x65x40 \
         --mask-width "$non_cubic"
-    # 512^3: chunks of 64 slices, 2048 blocks; a cube of 3 (compiled) and a mask 7 deep (the
-    # z halo at its widest; run-time width and height). With 7x7x7 here too, the CPU reference
-    # took 36 s on 4 threads: the cubes of 5 and 7 are checked on the odd sizes above.
+    # 512^3: one chunk with TMA (sm_90), 2048 blocks with cp.async; a cube of 3 (compiled) and
+    # a mask 7 deep (the z halo at its widest; run-time width and height). With 7x7x7 here too,
+    # the CPU reference took 36 s on 4 threads: the cubes of 5 and 7 are checked on the odd
+    # sizes above.
     heavy 50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
         --mask-width 3,2x2x7
     if [ "$kind" = solution ]; then

@@ -256,8 +256,9 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         // ---- TODO 1 begin: start fetching the plane two after this one, into the stage plane
         // zi - 1 used
         // Planes zi and zi + 1 are on their way (zi has landed: the wait above). Start the
-        // one two after this one, fetcher.start(stage, z), into the stage that plane zi - 1
-        // used (everyone is done with it: the barrier above). Past the last plane there is
+        // one two after this one, fetcher.start(s, z), into the stage s that plane zi - 1
+        // used (not `stage`: plane zi is in it; everyone is done with zi - 1: the barrier
+        // above). Past the last plane there is
         // nothing to start: say so with fetcher.none(), which keeps the count of copies that
         // the wait above relies on.
         // ---- TODO 1 end
@@ -267,7 +268,7 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         // After plane zi, slot 0's output slice is complete: which slice is it (the table at
         // the top)? Store acc[0][r] for r < RY at (x, y_first + r, that slice) where it lies
         // in the volume and in this chunk (z0 .. z_end - 1). Then move every slot down one
-        // (acc[q] = acc[q + 1]) and start the last one at zero.
+        // (acc[q][r] = acc[q + 1][r] for every r) and start the last one at zero.
         // ---- TODO 3 end
     }
     fetcher.drain(); /* no copy outlives the block */
