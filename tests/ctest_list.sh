@@ -129,6 +129,7 @@ done
 add unit_diagnose "cpu" "$b/tests/unit_diagnose"
 add unit_streams "cpu" "$b/tests/unit_streams" "$b/tests/tmp_streams"
 add unit_volumes "cpu" "$b/tests/unit_volumes" "$b/tests/tmp_volumes"
+add unit_slabs "cpu" "$b/tests/unit_slabs"
 add hint_lesson_sections "cpu" "$root/tests/hint_sections.sh" "$root"
 usage_error imginfo_missing_file "cannot open" "$b/imginfo" "$fixtures/no_such_file.png"
 usage_error imginfo_not_png "not a PNG" "$b/imginfo" "$fixtures/not_a_png.png"
