@@ -11,11 +11,12 @@
  *   fused      a block marches down a strip of the image: each chunk of input rows is copied
  *              to shared memory once (cp.async, the next chunk in flight meanwhile), row-passed
  *              into a ring of shared rows per term, and column-passed from there; the r terms'
- *              sums stay in registers. DRAM sees one read and one write, whatever r is, and no
- *              halo row is row-passed twice except at a segment's start
+ *              sums stay in registers. DRAM sees one read and one write for up to three terms
+ *              (one launch; each further three: a launch that adds to the output), and
+ *              no halo row is row-passed twice except at a segment's start
  *
  * Weights reach the kernels as parameters (an FMA reads them from the constant bank, no load),
- * 0 past the mask's sides, so that a compile-time bound on each side (4, 8, 16 or 32 taps) is
+ * 0 past the mask's sides, so that a compile-time bound on each side (4, 8, 16, 24 or 32 taps) is
  * every loop's bound: the loops unroll and their windows stay in registers.
  */
 #include <stdlib.h>
