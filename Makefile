@@ -195,12 +195,14 @@ run: all | $(BUILD)/out ## the main job: every chapter's run steps (chapters/NN_
 # Each loader's libFuzzer target (tests/fuzz/fuzz_load.c), built with clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer, seeded from the fixtures and data/, runs FUZZ_SECONDS; a finding is
 # saved as build/fuzz/crash_<target>-* and stops make fuzz.
-FUZZ_TARGETS := png npy mask_file cli
+FUZZ_TARGETS := png npy mask_file mask3d_file volume_npy cli
 FUZZ_SECONDS ?= 60
-FUZZ_SOURCES := $(addprefix common/,workbook.c image_io.c masks.c cli.c data_gen.c safe_output.c)
+FUZZ_SOURCES := $(addprefix common/,workbook.c image_io.c masks.c masks3d.c volumes.c cli.c data_gen.c safe_output.c)
 FUZZ_SEEDS.png := $(wildcard tests/fixtures/*.png data/patterns/*.png)
 FUZZ_SEEDS.npy := $(wildcard tests/fixtures/*.npy data/signals/*.npy)
 FUZZ_SEEDS.mask_file := $(wildcard tests/fixtures/mask_*.txt data/masks/*.txt)
+FUZZ_SEEDS.mask3d_file := $(wildcard tests/fixtures/mask3d_*.txt)
+FUZZ_SEEDS.volume_npy := $(wildcard tests/fixtures/volume_*.npy)
 CLANG := $(shell command -v clang 2>/dev/null)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_load.c $(FUZZ_SOURCES) $(wildcard common/*.h)
 	@mkdir -p $(@D)
@@ -213,7 +215,8 @@ fuzz: ## FUZZ_SECONDS=60: fuzz every loader (clang, libFuzzer, sanitizers); not 
 	@for t in $(FUZZ_TARGETS); do \
 	  corpus=$(BUILD)/fuzz/corpus_$$t; mkdir -p $$corpus; \
 	  case $$t in png) seeds="$(FUZZ_SEEDS.png)";; npy) seeds="$(FUZZ_SEEDS.npy)";; \
-	    mask_file) seeds="$(FUZZ_SEEDS.mask_file)";; *) seeds=;; esac; \
+	    mask_file) seeds="$(FUZZ_SEEDS.mask_file)";; mask3d_file) seeds="$(FUZZ_SEEDS.mask3d_file)";; \
+	    volume_npy) seeds="$(FUZZ_SEEDS.volume_npy)";; *) seeds=;; esac; \
 	  [ -z "$$seeds" ] || cp $$seeds $$corpus/; \
 	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=65536 \
 	    -artifact_prefix=$(BUILD)/fuzz/crash_$$t- $$corpus > $(BUILD)/fuzz/fuzz_$$t.log 2>&1 || \

@@ -1,11 +1,13 @@
 /* fuzz_load.c: libFuzzer targets for everything the workbook reads (make fuzz).
  *
- * One source, four targets, chosen at compile time (-DFUZZ_PNG and so on; the Makefile does it):
- *   FUZZ_PNG        image_load_png on the bytes as a file
- *   FUZZ_NPY        npy_load_f32 on the bytes as a file
- *   FUZZ_MASK_FILE  mask_load_file on the bytes as a file
- *   FUZZ_CLI        cli_parse on the bytes split at NUL into arguments, against the 1D or 2D
- *                   spec (the first byte chooses)
+ * One source, six targets, chosen at compile time (-DFUZZ_PNG and so on; the Makefile does it):
+ *   FUZZ_PNG          image_load_png on the bytes as a file
+ *   FUZZ_NPY          npy_load_f32 on the bytes as a file
+ *   FUZZ_MASK_FILE    mask_load_file on the bytes as a file
+ *   FUZZ_MASK3D_FILE  mask3d_load_file (chapter 09's slices) on the bytes as a file
+ *   FUZZ_VOLUME_NPY   volume_load_npy (chapter 09's volumes) on the bytes as a file
+ *   FUZZ_CLI          cli_parse on the bytes split at NUL into arguments, against the 1D, 2D
+ *                     or 3D spec (the first byte chooses)
  * Each loader must either succeed or fail with a one-line message (no newline or control
  * character in it); anything else (a crash, a leak, undefined behaviour under the sanitizers,
  * a message that breaks the promise) stops the fuzzer.
@@ -19,6 +21,8 @@
 #include "cli.h"
 #include "image_io.h"
 #include "masks.h"
+#include "masks3d.h"
+#include "volumes.h"
 
 /* A message must be one printable line: wb_error escapes control characters (workbook.h). */
 static void require_clean(const char *err) {
@@ -59,6 +63,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         mask_free(&m);
     else
         require_clean(err);
+#elif defined(FUZZ_MASK3D_FILE)
+    struct mask3d m;
+    if (mask3d_load_file(as_file(data, size, ".txt"), &m, err) == 0)
+        mask3d_free(&m);
+    else
+        require_clean(err);
+#elif defined(FUZZ_VOLUME_NPY)
+    float *volume;
+    int width, height, depth;
+    if (volume_load_npy(as_file(data, size, ".npy"), &volume, &width, &height, &depth, err) == 0)
+        free(volume);
+    else
+        require_clean(err);
 #elif defined(FUZZ_CLI)
     enum { MAX_ARGS = 32 };
     static char text[4096];
@@ -69,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int argc = 1;
     for (char *p = text; p < text + size - 1 && argc < MAX_ARGS; p += strlen(p) + 1)
         argv[argc++] = p;
-    struct cli_spec spec = {.program = "fuzz_cli", .summary = "fuzzing", .dims = 1 + (data[0] & 1),
+    struct cli_spec spec = {.program = "fuzz_cli", .summary = "fuzzing", .dims = 1 + data[0] % 3,
                             .default_size = {1000, 1}, .default_mask = {5, 1},
                             .max_mask = {63, 1}, .default_block = 256, .min_block = 1,
                             .max_block = 1024, .input_formats = "anything"};
@@ -79,13 +96,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         spec.default_mask.height = 5;
         spec.max_block = 32;
         spec.default_block = 32;
+    } else if (spec.dims == 3) { /* chapter 09's limits (conv3d_standard_spec) */
+        spec.default_size = (struct cli_size){64, 64, 64};
+        spec.default_mask = (struct cli_size){3, 3, 3};
+        spec.max_mask = (struct cli_size){MASK3D_MAX_SIDE, MASK3D_MAX_SIDE, MASK3D_MAX_SIDE};
+        spec.max_block = 32;
+        spec.default_block = 32;
     }
     static int quiet;
     if (!quiet++ && !freopen("/dev/null", "w", stdout)) abort(); /* --help and --spec print */
     struct cli_options opt;
     if (cli_parse(argc, argv, &spec, &opt, err) < 0) require_clean(err);
 #else
-#error "define one of FUZZ_PNG, FUZZ_NPY, FUZZ_MASK_FILE, FUZZ_CLI"
+#error "define one FUZZ_ target: PNG, NPY, MASK_FILE, MASK3D_FILE, VOLUME_NPY or CLI"
 #endif
     return 0;
 }
