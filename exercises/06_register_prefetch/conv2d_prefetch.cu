@@ -61,8 +61,8 @@ __global__ void conv2d_prefetch_kernel(const float *__restrict__ in, float *__re
 
     // ---- TODO 3 begin: store the outputs that lie inside the image
     // Write sum[oy][ox] to output (x0 + ox, y0 + oy), i.e. row_of(out, pitch, y0 + oy)[x0 + ox],
-    // but only when that output lies inside the image: the last threads of a row or column own
-    // outputs past the edge when the size is not a multiple of 2.
+    // but only when that output lies inside the image, on both axes: the grid rounds up to whole
+    // blocks of 64 x 16 outputs, so threads at the right and bottom own outputs past the edge.
     // ---- TODO 3 end
 }
 
