@@ -13,7 +13,7 @@
  *
  * Each mode is timed without marks (BATCH_TIMED_RUNS runs, after a warm-up: the median), then
  * run once more with marks around every step, for the timeline (timeline.h): timing events around
- * the copies slow them (an event pair per copy cost 22% at 4 streams on an H100). That last run's
+ * the copies slow them (an event pair per copy cost 21% at 4 streams on an H100). That last run's
  * outputs, poisoned first, are checked against the CPU reference, every image of every mode.
  */
 #include <dirent.h>

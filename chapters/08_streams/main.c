@@ -13,7 +13,8 @@
  * (the whole image up, computed, down, one step after the other), then the kernel alone on an
  * image already on the GPU and chapter 05's naive kernel. In run and bench modes each strip
  * set-up and the one pass run once more with their steps marked: the stage times, the ideal
- * pipelined time, the efficiency and a text timeline follow the table.
+ * pipelined time and the efficiency follow the table, and the first strip set-up's text
+ * timeline.
  * Batch (--batch or --input-dir): batch.h.
  */
 #include <errno.h>
