@@ -5,7 +5,9 @@
 #
 #   sh tests/mutants.sh            (on a GPU machine, from the repository root; make mutants)
 #   ONLY=ch04 sh tests/mutants.sh  only the mutants whose description holds ch04 (any text)
-# A race between streams has no hint of its own: its mutants give "-" and must only fail.
+# A mutant whose failure has no hint to require gives "-" and must only fail: a race between
+# streams, chapter 07's row pass (the two-pass path's bounds are its own, and which hint its
+# failures get is not settled) and chapter 09's march (the 3D harness names no hints).
 # Prints one line per mutant: "caught  [hint] what", "MISSED" or "WRONG HINT"; exits 1 if any
 # mutant was missed or got another hint. The solution
 # being mutated is restored on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
@@ -107,6 +109,36 @@ mutant $ch06 's/if (x0 + ox < width \&\& y0/if (x0 + ox < width - 1 \&\& y0/' un
 mutant $ch06 's/: 0.0f;/: 1.0f;/' ghost-cells "ch06: ghost cells not zero" $check06
 mutant $ch06 's/__ldg(row_of(in, pitch, y) + x)/__ldg(in + y * width + x)/' pitch \
     "ch06: rows addressed by width, not pitch" $check06
+# Chapter 07's row pass, under the two-pass path: rank-1 masks of odd, even and bucket-edge
+# widths (4, 8, 16 and 32 taps), sizes that are no multiple of a tile.
+ch07=solutions/07_separable/conv2d_row_pass.cu
+check07="build/ch07_separable --check --own-kernels --mask rank1 --size 1000x777,37x33,1x1"
+check07="$check07 --mask-width 3,4,6,9,16,17,31"
+mutant $ch07 's/const float weight = weights\[j\];/const float weight = weights[mask_w - 1 - j];/' - \
+    "ch07: row weights flipped (true convolution along x)" $check07
+mutant $ch07 's/        if (j < mask_w) {/        if (j < mask_w - 1) {/' - \
+    "ch07: drops the last row weight" $check07
+mutant $ch07 's/x = x0 - left + c;/x = x0 - (mask_w - 1) \/ 2 + c;/' - \
+    "ch07: even-width anchor on the left" $check07
+mutant $ch07 's/const bool inside = y < height \&\& x >= 0 \&\& x < width;/const bool inside = y < height \&\& x >= 0 \&\& x < width - 1;/' - \
+    "ch07: the last column read as a ghost cell" $check07
+mutant $ch07 's/if (x < width \&\& y < height) row_of/if (x < width - 1 \&\& y < height) row_of/' - \
+    "ch07: never stores the last column" $check07
+mutant $ch07 's/row_of(in, pitch, y < height ? y : 0)/in + (size_t)(y < height ? y : 0) * width/' - \
+    "ch07: rows addressed by width, not pitch" $check07
+# Chapter 09's z-march: a slip in each TODO, on volumes and chunk lengths that are no multiple of
+# the tile, cubic and non-cubic masks.
+ch09=solutions/09_3d/conv3d_stream.cu
+check09="build/ch09_3d --check --own-kernels --mask random --size 17x33x31,9x8x23"
+check09="$check09 --mask-width 1:7,2x3x4,3x4x5"
+mutant $ch09 's/const int k = MD - 1 - q;/const int k = q;/' - \
+    "ch09: mask slices in the queue reversed (flipped along z)" $check09
+mutant $ch09 's/if (zi + 2 <= last)/if (zi + 2 < last)/' - \
+    "ch09: the chunk's last plane never fetched" $check09
+mutant $ch09 's/if (done >= z0 \&\& done < z_end \&\& x < width)/if (done >= z0 \&\& done < z_end - 1 \&\& x < width)/' - \
+    "ch09: the chunk's last output plane never stored" env WB_CONV3D_Z_CHUNK=5 $check09
+mutant $ch09 's/acc\[MD - 1\]\[r\] = 0.0f;/{}/' - \
+    "ch09: the queue's new slot not cleared" $check09
 ch08=solutions/08_streams/strips.cu
 check08="build/ch08_streams --check --own-kernels --size 1000x777,300x1,1x300 --mask-width 1:15,4x2,2x6"
 check08="$check08 --strip-rows 1,7,64 --streams 1,4"
