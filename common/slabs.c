@@ -24,9 +24,10 @@ int slabs_plan(int height, int count, int mask_h, struct slab *slabs, char *err)
     const int above = mask_h / 2, below = mask_h - 1 - mask_h / 2, least = slabs_min_rows(mask_h);
     /* the smallest slab owns height / count rows; one slab alone has no neighbour to wait for */
     if (count > 1 && height / count < least) {
+        const int most = height / least > 1 ? height / least : 1;
         snprintf(err, 256, "%d GPUs would give slabs of %d rows, fewer than the %d a mask %d "
-                 "high needs from one neighbour: use at most %d GPUs for %d rows",
-                 count, height / count, least, mask_h, height / least, height);
+                 "high needs from one neighbour: use at most %d GPU%s for %d rows",
+                 count, height / count, least, mask_h, most, most == 1 ? "" : "s", height);
         return -1;
     }
     int first = 0;
