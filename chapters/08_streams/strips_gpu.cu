@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "hold_stream.cuh"
 #include "strips_gpu.h"
 
 struct strips_private {
@@ -24,17 +25,6 @@ struct strips_private {
     cudaEvent_t gate;          /* strips_begin: the copy streams start after it */
     unsigned long long delay_ns[STAGE_COUNT]; /* WB_STRIPS_DELAY_US: a wait before each step */
 };
-
-/* Holds a stream for `ns` nanoseconds of wall-clock time (the GPU's global timer, which keeps
- * counting while another process's work runs): the tests' way of making one step late, so that
- * a missing wait lets another step read or overwrite a buffer too early, every time. */
-__global__ void hold_stream(unsigned long long ns) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < ns);
-}
 
 static void delay(const struct strips_private *p, enum stage stage, cudaStream_t stream) {
     if (!p->delay_ns[stage]) return;
