@@ -25,6 +25,10 @@ CUDA_HOME := $(patsubst %/bin/nvcc,%,$(realpath $(NVCC_BIN)))
 # NPP ships with the CUDA Toolkit but may be left out of an install: chapter 06 then builds
 # without its NPP baseline and says so when it runs.
 HAVE_NPP := $(and $(wildcard $(CUDA_HOME)/include/npp.h),$(wildcard $(CUDA_HOME)/lib64/libnppif.so $(CUDA_HOME)/targets/*/lib/libnppif.so))
+# NCCL ships with some CUDA installs and as a package (libnccl-dev) on others: chapter 10 then
+# runs on one GPU only, and says so when asked for more.
+NCCL_HOME := $(firstword $(foreach d,$(CUDA_HOME) /usr /usr/local,$(if $(wildcard $(d)/include/nccl.h),$(d))))
+HAVE_NCCL := $(and $(NCCL_HOME),$(wildcard $(NCCL_HOME)/lib64/libnccl.so $(NCCL_HOME)/lib/libnccl.so $(NCCL_HOME)/lib/*/libnccl.so $(NCCL_HOME)/targets/*/lib/libnccl.so))
 PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
 PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
 
@@ -65,14 +69,17 @@ KERNEL_DIRS := exercises $(if $(HAVE_SOLUTIONS),solutions)
 $(foreach c,$(filter-out $(CHAPTERS),$(CHAPTER_DIRS)),$(error chapters/$(c)/ has no chapter.mk: add its registry entry (README.md, "Adding a chapter")))
 $(foreach c,$(CHAPTERS),$(foreach d,$(KERNEL_DIRS),$(if $(wildcard $(d)/$(c)/*.cu),,$(error chapter $(c) has no kernel files in $(d)/$(c)/))))
 # Libraries a chapter may name in `libs`: link flags, the define its code tests, and whether this
-# toolkit has them. A missing optional library (only NPP can be) leaves its code out: the files
+# toolkit has them. A missing optional library (NPP, NCCL) leaves its code out: the files
 # that need it test the define, and the program says what was left out when it runs.
-LIBRARIES := cufft npp
+LIBRARIES := cufft npp nccl
 LIB_FLAGS.cufft := -lcufft
 LIB_FOUND.cufft := yes
 LIB_FLAGS.npp := -lnppif -lnppc
 LIB_FOUND.npp := $(HAVE_NPP)
 LIB_DEFINE.npp := -DWB_HAVE_NPP
+LIB_FLAGS.nccl := $(if $(NCCL_HOME),-L$(NCCL_HOME)/lib64 -L$(NCCL_HOME)/lib) -lnccl
+LIB_FOUND.nccl := $(HAVE_NCCL)
+LIB_DEFINE.nccl := -DWB_HAVE_NCCL $(if $(NCCL_HOME),-I$(NCCL_HOME)/include)
 define READ_REGISTRY
 uses :=
 libs :=

@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "data_gen.h"
 #include "image_io.h"
+#include "iterated.h"
 #include "reference.h"
 #include "timing.h"
 #include "verify.h"
@@ -170,20 +171,36 @@ static void launch_all_planes(void *context) {
                              run->block);
 }
 
+static int passes = 1; /* conv2d_set_passes */
+
+void conv2d_set_passes(int count) {
+    if (count < 1) wb_die(WB_EXIT_USAGE, "conv2d_set_passes: %d passes", count);
+    passes = count;
+}
+
 struct cpu_job {
     const struct image *img;
     int planes;
     const struct mask *mask;
     float *out;
+    float *scratch; /* passes > 1: a plane for the passes between */
 };
 
+/* The OpenMP baseline: each pass one correlation of the last pass's float result. */
 static void run_cpu_reference(void *context) {
     struct cpu_job *job = context;
-    size_t plane = (size_t)job->img->width * job->img->height;
-    for (int p = 0; p < job->planes; ++p)
-        cpu_correlate_2d(job->img->data + p * plane, job->img->width, job->img->height,
-                         job->mask->weights, job->mask->width, job->mask->height,
-                         job->out + p * plane, NULL, 1);
+    const int w = job->img->width, h = job->img->height;
+    size_t plane = (size_t)w * h;
+    for (int p = 0; p < job->planes; ++p) {
+        const float *source = job->img->data + p * plane;
+        for (int k = 0; k < passes; ++k) {
+            /* the last pass lands in out; the ones before alternate so that it does */
+            float *target = (passes - 1 - k) % 2 ? job->scratch : job->out + p * plane;
+            cpu_correlate_2d(source, w, h, job->mask->weights, job->mask->width,
+                             job->mask->height, target, NULL, 1);
+            source = target;
+        }
+    }
 }
 
 /* Writes the GPU result (filtered planes, then the input's alpha unchanged) to --output. */
@@ -370,9 +387,17 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     float *magnitude = harness_buffer(BUFFER_MAGNITUDE, bytes, "error bounds");
     float *got = harness_buffer(BUFFER_GOT, bytes, "GPU result");
     float *again = harness_buffer(BUFFER_AGAIN, bytes, "GPU result");
-    for (int p = 0; p < planes; ++p)
-        cpu_correlate_2d(in->img.data + p * plane, width, height, mask->weights, mask->width,
-                         mask->height, ref + p * plane, magnitude + p * plane, 1);
+    for (int p = 0; p < planes; ++p) {
+        if (passes == 1) {
+            cpu_correlate_2d(in->img.data + p * plane, width, height, mask->weights, mask->width,
+                             mask->height, ref + p * plane, magnitude + p * plane, 1);
+        } else if (iterated_reference(in->img.data + p * plane, width, height, mask->weights,
+                                      mask->width, mask->height, passes, ref + p * plane,
+                                      magnitude + p * plane, 1)) {
+            wb_die(1, "out of host memory for the reference of %d passes over %dx%d", passes,
+                   width, height);
+        }
+    }
 
     char error_map[512];
     snprintf(error_map, sizeof error_map, "%s_errors_%dx%d_mask%dx%d.png", wb_program_name(), width,
@@ -411,7 +436,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                               .variant_count = variant_count,
                               .mask_w = mask->width,
                               .mask_h = mask->height,
-                              .bytes_moved = 2.0 * bytes,
+                              .bytes_moved = 2.0 * bytes * passes,
                               .context = &run,
                               .rules = rules_2d,
                               .select = select_2d,
@@ -441,8 +466,10 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
     }
     double cpu_ms = 0.0;
     if (opt->mode == CLI_MODE_BENCH) {
-        struct cpu_job cpu = {&in->img, planes, mask, ref};
+        struct cpu_job cpu = {&in->img, planes, mask, ref, NULL};
+        if (passes > 1) cpu.scratch = host_malloc(plane * sizeof(float), "CPU passes");
         cpu_ms = host_time(run_cpu_reference, &cpu, CPU_REPS).median_ms;
+        free(cpu.scratch);
         print_bench_rows(human, variants, variant_count, results, in, mask, opt->block, c.copy_gbps,
                          cpu_ms);
     }

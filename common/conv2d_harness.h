@@ -75,6 +75,11 @@ struct conv2d_variant {
     int comparison; /* an earlier chapter's, a library's or a baseline kernel (--own-kernels) */
 };
 
+/* Chapter 10: every kernel applies the mask `passes` times (1 unless set). The reference is then
+ * iterated.h's (K passes in double, with the bound K float passes earn), GB/s count every pass's
+ * read and write, and the CPU baseline runs the K passes too. */
+void conv2d_set_passes(int passes);
+
 /* The 2D chapters' common spec: 8192x8192 random image by default, mask 5x5, masks up to
  * max_side x max_side, PNG or .npy input. --block is the input tile edge, 1..32 (32 by default). */
 struct cli_spec conv2d_standard_spec(const char *program, const char *summary, int max_side);

@@ -708,6 +708,52 @@ def fig_9_volumes(plt, sweeps, device):
                  f"peak, whichever takes longer): {said}.")
 
 
+def fig_10_scaling(plt, sweeps, device):
+    """Chapter 10's study: time per pass on 1..N GPUs, strong and weak, and the exchange hidden."""
+    study = [r for r in sweeps.get("10_scaling", []) if "study" in r]
+    if not study:
+        return None
+    # strong scaling on the largest image swept, weak on the smallest slab per GPU
+    largest = max((r["width"] * r["height"], r["width"], r["height"]) for r in study
+                  if r["study"] == "strong")[1:]
+    per_gpu = min((r["width"] * r["height"] // r["gpus"], r["width"], r["height"] // r["gpus"])
+                  for r in study if r["study"] == "weak")[1:]
+    strong = sorted((r["gpus"], r) for r in study if r["study"] == "strong"
+                    and (r["width"], r["height"]) == largest)
+    weak = sorted((r["gpus"], r) for r in study if r["study"] == "weak"
+                  and (r["width"], r["height"] // r["gpus"]) == per_gpu)
+    hidden = [r for r in study if r["study"] == "hidden" and (r["width"], r["height"]) == largest]
+    if len(strong) < 2 or len(weak) < 2:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 4))
+    gpus = [g for g, _ in strong]
+    left.plot(gpus, [r["value"] for _, r in strong], marker="o", label="strong: speedup")
+    left.plot(gpus, gpus, color="grey", ls="--", lw=1, label="ideal")
+    left.set_xticks(gpus)
+    left.set_xlabel("GPUs")
+    left.set_ylabel("speedup over one GPU (same image)")
+    r0 = strong[0][1]
+    left.set_title(f"Strong: {r0['width']}x{r0['height']}, {r0['mask_width']}x"
+                   f"{r0['mask_height']}, {r0['iterations']} passes", fontsize=9)
+    left.legend(fontsize=7)
+    right.plot([g for g, _ in weak], [100 * r["value"] for _, r in weak], marker="o",
+               label="weak: efficiency")
+    right.axhline(100, color="grey", ls="--", lw=1)
+    right.axhline(90, color="grey", ls=":", lw=1, label="target 90%")
+    right.set_xticks([g for g, _ in weak])
+    right.set_ylim(0, 110)
+    right.set_xlabel("GPUs (the image grows with them)")
+    right.set_ylabel("% of one GPU's time per pass")
+    right.set_title(f"Weak: {per_gpu[0]}x{per_gpu[1]} per GPU", fontsize=9)
+    right.legend(fontsize=7)
+    n, top = strong[-1]
+    said = (f"On {n} GPUs the image runs {top['value']:.2f}x as fast as on one, and {n} times the "
+            f"image {100 * weak[-1][1]['value']:.0f}% as fast per GPU")
+    if hidden:
+        said += f"; {100 * hidden[-1]['value']:.0f}% of the halo exchange hides behind the interior"
+    return fig, said + "."
+
+
 def gantt(plt, runs, title):
     """One plot per run: a lane per stage, each step a bar coloured by its item."""
     fig, axes = plt.subplots(len(runs), 1, figsize=(9, 1.6 + 1.3 * len(runs)), squeeze=False)
@@ -776,6 +822,7 @@ FIGURES = [
     ("fig_7_full_rank", fig_7_full_rank),
     ("fig_7_low_rank", fig_7_low_rank),
     ("fig_9_volumes", fig_9_volumes),
+    ("fig_10_scaling", fig_10_scaling),
     ("fig_8_batch_timeline", fig_8_batch_timeline),
     ("fig_8_strips_timeline", fig_8_strips_timeline),
 ]

@@ -4,7 +4,7 @@
 #   sh report/sweeps.sh ROOT OUT_DIR [full|quick]        (the Makefile runs it; quick: small sizes)
 #   sh report/sweeps.sh ROOT - [full|quick] --list       the steps' command lines, one per line
 #
-# Runs the built chapter programs (04 to 09) with --bench --json (chapter 06 also with --tune
+# Runs the built chapter programs (04 to 10) with --bench --json (chapter 06 also with --tune
 # --json; its tuning serves chapter 07's runs after it) and writes OUT_DIR/raw/SWEEP.jsonl, one
 # file per sweep (the programs' own JSON lines, unchanged), OUT_DIR/raw/device.json
 # (build/devinfo: the numbers behind the FP32 roof), OUT_DIR/raw/meta.json (date, commit, host)
@@ -21,7 +21,7 @@ die() { # CODE MESSAGE: 2 bad usage, 77 no GPU, 1 anything else (the workbook's 
 case $scale in full | quick) ;; *) die 2 "scale '$scale' is neither full nor quick" ;; esac
 case $list in '' | --list) ;; *) die 2 "unexpected argument '$list' (only --list)" ;; esac
 b="$root/build"
-for program in devinfo ch04_cached_tiling ch05_tiled_2d ch06_register_prefetch ch07_separable ch08_streams ch09_3d; do
+for program in devinfo ch04_cached_tiling ch05_tiled_2d ch06_register_prefetch ch07_separable ch08_streams ch09_3d ch10_multi_gpu; do
     [ -x "$b/$program" ] || die 2 "$b/$program is not built (run make first)"
 done
 
@@ -31,12 +31,12 @@ if [ "$scale" = full ]; then
     widths=1,2,3,5,7,9,11,15,17,21,25,31,33,41,49,57,63 blocks="5 6 8 10 12 16 20 24 28 32"
     large=8192x8192 sides=3,5,7,9,11,15,21,25,31 few_sides=3,7,15,31 full_rank=9,15,21,31
     batch="--batch 16 --size 4096x4096" strips="--size 8192x8192 --gpu-memory-budget 64"
-    volume=512 cubes=3,5,7
+    volume=512 cubes=3,5,7 scaling=8192x8192,16384x16384 passes=20
 else
     n1d=1048576 square=512x512 sizes=256x256,512x512,1024x1024 widths=1,3,5,31,63 blocks="5 16 32"
     large=1024x1024 sides=3,15,31 few_sides=3,31 full_rank=15,31
     batch="--batch 4 --size 1024x1024" strips="--size 2048x2048 --gpu-memory-budget 4"
-    volume=96 cubes=1:7
+    volume=96 cubes=1:7 scaling=1024x1024 passes=5
 fi
 steps=$(mktemp)
 trap 'rm -f "$steps"' EXIT
@@ -64,6 +64,9 @@ trap 'rm -f "$steps"' EXIT
     printf '8_strips\t8\tch08_streams --bench %s --mask-width 5 --streams 1,3 --timeline %s/raw/8_strips.timeline.csv\n' "$strips" "$out"
     # chapter 09: the three volume kernels at the issue's size, against the roof that binds
     printf '9_volumes\t12\tch09_3d --bench --size %s --mask-width %s\n' $volume $cubes
+    # chapter 10: its scaling study alone (the table's CPU reference of K passes over 16384^2
+    # would take minutes), K passes of a 5x5 mask on 1..N GPUs, every visible one
+    printf '10_scaling\t6\tch10_multi_gpu --scaling --size %s --mask-width 5 --iterations %s\n' $scaling $passes
 } >"$steps"
 if [ -n "$list" ]; then # what tests/report_cli.sh feeds to the programs
     cut -f3 "$steps" | sed "s|^|$b/|; s|\$| --json|"

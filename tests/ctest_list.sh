@@ -55,6 +55,10 @@ threads=1 limit=$TIME_LIMIT_S
 # once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests (50) follow as slots free up, and
 # one-slot tests keep running beside them all along.
 cost=
+# visible: what the GPU tests of the battery see (CUDA_VISIBLE_DEVICES, from the registry's
+# battery_gpus; empty: every GPU). lock: a CTest RESOURCE_LOCK, so that tests holding the same
+# one never run at once (chapter 10's two-GPU tests: see its chapter_10.sh).
+visible= lock=
 harness_checked= # the dimensions whose harness tests have been added (first_of_dims)
 
 # add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
@@ -75,10 +79,11 @@ add() {
     [ "${may_skip:-0}" = 1 ] && printf ' SKIP_RETURN_CODE 77'
     case ";$t_labels;" in *";gpu;"*)
         printf ' SKIP_RETURN_CODE 77 TIMEOUT %d' $((limit + 30))
-        printf ' ENVIRONMENT "OMP_NUM_THREADS=%d;OMP_WAIT_POLICY=PASSIVE;WB_TIME_LIMIT_S=%d"' \
-            "$threads" "$limit"
+        printf ' ENVIRONMENT "OMP_NUM_THREADS=%d;OMP_WAIT_POLICY=PASSIVE;WB_TIME_LIMIT_S=%d%s"' \
+            "$threads" "$limit" "${visible:+;CUDA_VISIBLE_DEVICES=$visible}"
         ;;
     esac
+    [ -n "$lock" ] && printf ' RESOURCE_LOCK %s' "$lock"
     printf ' PROCESSORS %d' "$threads"
     [ -n "$cost" ] && printf ' COST %d' "$cost" # CTest starts the highest cost first
     printf ')\n'
@@ -205,7 +210,7 @@ die() {
 registry() {
     file="$root/chapters/$1/chapter.mk"
     [ -f "$file" ] || die "chapter $1 has no registry entry $file (README.md, \"Adding a chapter\")"
-    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\|battery_blocks\)[[:space:]]*=/d; p' "$file")
+    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\|battery_blocks\|battery_gpus\|guard_gpus\)[[:space:]]*=/d; p' "$file")
     [ -z "$bad" ] || die "$file: not a known 'key = value' line: $bad"
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$file"
 }
@@ -274,7 +279,16 @@ for chapter in $chapters; do
     *" $dims "*) first_of_dims=0 ;;
     *) first_of_dims=1 harness_checked="$harness_checked $dims" ;;
     esac
+    # A chapter may run its battery on fewer GPUs than the machine has (battery_gpus: the first
+    # N; chapter 10's own tests split over more).
+    battery_gpus=$(registry "$chapter" battery_gpus) || exit 1
+    case $battery_gpus in
+    '') visible= ;;
+    *[!0-9]* | 0) die "chapters/$chapter/chapter.mk: battery_gpus: '$battery_gpus' is not a number of GPUs" ;;
+    *) visible=$(seq -s, 0 $((battery_gpus - 1))) ;;
+    esac
     . "$battery"
+    visible=
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
     # with the chapter's default mask, the one its exercise kernel is built for.
     add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" \
@@ -283,7 +297,13 @@ for chapter in $chapters; do
         "$solution" --bench --size "$modes_size" --mask-width "$bench_masks" --reps 20
     add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
         "$solution" --check --json --size "$json_size" --mask-width "$json_mask"
-    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" -- \
-        "$exercise" --check --size "$guard_size"
+    # (a chapter whose exercise runs only on several GPUs says how many: guard_gpus; with
+    # fewer the guard is skipped, 77)
+    guard_gpus=$(registry "$chapter" guard_gpus) || exit 1
+    set -- "$expect" --gpu 1 "$guard_pattern" -- "$exercise" --check --size "$guard_size"
+    [ -z "$guard_gpus" ] || set -- sh "$root/tests/need_gpus.sh" "$guard_gpus" "$@"
+    [ -z "$guard_gpus" ] || lock=multi_gpu cost=95 # one at a time, early (tests/chapter_10.sh)
+    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$@"
+    lock= cost=
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done

@@ -117,6 +117,23 @@ def main():
                        block=8)
             r["fma_peak_per_s"] = FMA_PEAK
             sweeps.setdefault("9_volumes", []).append(r)
+    # Chapter 10: the study over 1 to 4 GPUs, strong on 16384^2, weak on 8192^2 per GPU.
+    for side, kinds in ((8192, ("weak",)), (16384, ("strong",))):
+        one = rng.uniform(0.2, 0.4) * (side / 8192) ** 2
+        for g in range(1, 5):
+            for kind in kinds:
+                value = 1.0 if g == 1 else (g * rng.uniform(0.85, 0.98) if kind == "strong"
+                                            else rng.uniform(0.88, 0.99))
+                height = side * g if kind == "weak" else side
+                ms = one / value
+                sweeps.setdefault("10_scaling", []).append(
+                    {"program": "ch10_multi_gpu", "study": kind, "gpus": g, "width": side,
+                     "height": height, "mask_width": 5, "mask_height": 5, "iterations": 20,
+                     "ms_per_pass": ms, "value": value})
+        sweeps["10_scaling"].append(
+            {"program": "ch10_multi_gpu", "study": "hidden", "gpus": 4, "width": side,
+             "height": side, "mask_width": 5, "mask_height": 5, "iterations": 20,
+             "ms_per_pass": one / 3.5, "value": rng.uniform(0.8, 1.0)})
     # Chapter 08: timelines of made-up runs, one step after another or overlapped.
     def steps(mode, items, up, compute, down, pipelined, streams=1):
         rows, up_free, compute_free, down_free, t = [], 0.0, 0.0, 0.0, 0.0

@@ -1,0 +1,64 @@
+# chapter_10.sh: chapter 10's own tests, beside the 2D battery (sourced by ctest_list.sh with
+# $nn, $solution, $exercise, $fixtures set). The battery runs on one GPU (chapter.mk:
+# battery_gpus); here: K passes on one GPU against the iterated reference, then two GPUs
+# (skipped, 77, with fewer): split images of awkward heights, masks 1 to 15 rows tall at K = 7, 2
+# and 1, one process per GPU, the scaling study's bit-for-bit check, the bad inputs.
+# The guard (the unsolved exercise fails) needs two GPUs too: chapter.mk's guard_gpus.
+#
+# The two-GPU tests hold one lock (CTest's RESOURCE_LOCK), so they run one at a time: NCCL's
+# kernels spin while they wait for their peer, and two such processes sharing a pair of GPUs
+# wait for each other's time slices (on the H100 pair, a 2 s test took 40 s beside another).
+labels="gpu;ch10;solution"
+
+usage_error "ch10_gpus_zero" "--gpus: 0 is out of range \(1 to 64\)" "$solution" --gpus 0
+usage_error "ch10_iterations_zero" "--iterations: 0 is out of range" "$solution" --iterations 0
+usage_error "ch10_iterations_words" "--iterations: 'ten' is not a whole number" \
+    "$solution" --iterations ten
+usage_error "ch10_halo_delay_not_number" "WB_SLABS_HALO_DELAY_US='soon' is not 0 to 100000" \
+    env WB_SLABS_HALO_DELAY_US=soon "$solution" --check
+usage_error "ch10_scaling_refuses_check" "--scaling measures on generated images: drop --check" \
+    "$solution" --scaling --check
+
+# K passes on one GPU: the tolerance compounds (common/iterated.h). Blurs (weights of one sign)
+# for many passes: with signed weights the bound outgrows the result after a few passes (values
+# cancel, their magnitudes do not), and would hide a bad halo row; random masks for two passes.
+one="env CUDA_VISIBLE_DEVICES=0"
+add "ch10_solution_passes" "$labels" $one "$solution" --check --own-kernels --iterations 6 \
+    --mask gaussian,box --size 1x1,1x300,300x1,33x31,401x277 --mask-width "1:7,5x3,2x6,15"
+add "ch10_solution_passes_signed" "$labels" $one "$solution" --check --own-kernels \
+    --iterations 2 --size 1x300,300x1,33x31,401x277 --mask-width "1:7,5x3,2x6,15"
+add "ch10_scaling_one_gpu" "$labels" $one "$solution" --scaling --size 301x203 --mask-width 5 \
+    --iterations 3
+
+# Two GPUs against the K-pass reference at K = 7, 2 and 1: slab heights that are odd, a slab of
+# exactly one mask's reach (300x14 with 15 rows), masks 1 to 15 rows tall (blurs for 7 passes,
+# signed random masks for 2); the exercise too, as one GPU never calls it (make grade counts
+# these). The split's result against one GPU's, bit for bit: the scaling study's check.
+two="$root/tests/need_gpus.sh"
+tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
+# They start first (CTest's COST, ctest_list.sh), so that their chain runs beside the rest of the
+# suite instead of after it. memcheck runs on one GPU (the battery's): with NCCL on two GPUs it
+# took 39 s alone and 110 s beside the suite on the H100 pair, and NCCL's queries about kernels
+# built for other GPUs count there as API errors.
+lock=multi_gpu cost=95
+for kind in solution exercise; do
+    binary=$solution
+    [ $kind = exercise ] && binary=$exercise
+    add "ch10_${kind}_two_gpus" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 "$binary" --check \
+        --own-kernels --gpus 2 --iterations 7 --mask gaussian,box \
+        --size 1x300,300x14,67x45,401x277 --mask-width "$tall"
+    add "ch10_${kind}_two_gpus_signed" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 "$binary" \
+        --check --own-kernels --gpus 2 --iterations 2 --size 300x14,67x45,1000x777 \
+        --mask-width "$tall"
+    add "ch10_${kind}_two_gpus_one_pass" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 "$binary" \
+        --check --own-kernels --gpus 2 --iterations 1 --size 33x31,1000x777 \
+        --mask-width "1,3,4,2x9,15"
+    add "ch10_${kind}_ranks_pair" "gpu;ch10;$kind;multi_gpu" sh "$root/tests/ranks_pair.sh" \
+        "$binary" --check --own-kernels --iterations 4 --mask gaussian --size 301x203 \
+        --mask-width "3,5x4,9"
+done
+add "ch10_scaling_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$solution" --scaling --gpus 2 \
+    --size 301x203,64x7 --mask gaussian,random --mask-width 5,4x7 --iterations 3
+add "ch10_too_many_gpus_for_rows" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 2 \
+    "use at most 1 GPU" -- "$solution" --check --gpus 2 --size 40x5 --mask-width 15
+lock= cost=
