@@ -388,7 +388,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
         [BLOCK_COVERS_MASK] = ", at least the larger mask side",
     };
     fprintf(out, "  --block LIST       %s, %d to %d%s%s (default %d); a comma list runs each\n",
-            spec->dims == 2   ? "input tile edge: blocks of N x N threads"
+            spec->block_usage ? spec->block_usage
+            : spec->dims == 2 ? "input tile edge: blocks of N x N threads"
             : spec->dims == 3 ? "input cube edge of the tiled kernel: N x N x N threads"
                               : "threads per block",
             spec->min_block, spec->max_block, spec->block_power_of_two ? ", a power of two" : "",

@@ -78,6 +78,7 @@ struct cli_spec {
     struct cli_size max_mask;     /* largest mask width (x height) the chapter accepts */
     int default_block, min_block, max_block;
     int block_power_of_two;     /* --block must be a power of two */
+    const char *block_usage;    /* --help's words for --block; NULL: the dimension's own */
     enum block_rule block_rule; /* the chapter's own kernel's rule (the harness sets it from the
                                    kernel's declaration; --help and --spec state it) */
     int allows_tune;            /* the chapter has an autotuner: accept --tune */

@@ -169,11 +169,14 @@ ch10=solutions/10_multi_gpu/exchange.cu
 check10="build/ch10_multi_gpu --check --own-kernels --gpus 2 --iterations 6 --mask gaussian,box"
 check10="$check10 --size 300x14,67x45,1000x777 --mask-width 3,5x4,2x6,9"
 if sh tests/need_gpus.sh 2 true >/dev/null 2>&1; then
-    # A wait left out is a race: the edge rows' wait is caught every time with the halo held
-    # late (WB_SLABS_HALO_DELAY_US); TODO 1's (sends before the last pass has written their
-    # rows) would need the compute held instead, which no hook does yet.
+    # A wait left out is a race, caught every time with the other side held late: the edge
+    # rows' wait with the halo late (WB_SLABS_HALO_DELAY_US), the trade's wait for the last
+    # pass with the passes late (WB_SLABS_COMPUTE_DELAY_US)
     mutant $ch10 '/cudaStreamWaitEvent(gpus\[g\].edge, gpus\[g\].halo_arrived/d' - \
         "ch10: edge rows that do not wait for the halo" env WB_SLABS_HALO_DELAY_US=2000 $check10
+    mutant $ch10 '/cudaStreamWaitEvent(gpus\[g\].comm, gpus\[g\].pass_done/d' - \
+        "ch10: a trade that does not wait for the last pass" \
+        env WB_SLABS_COMPUTE_DELAY_US=2000 $check10
     mutant $ch10 's/rows_at(s, current, end - s->reach_above)/rows_at(s, current, end - s->reach_above - 1)/' - \
         "ch10: the rows sent down one row too high" $check10
     mutant $ch10 's/ncclRecv(rows_at(s, current, 0)/ncclRecv(rows_at(s, current, 1)/' - \

@@ -126,6 +126,9 @@ static void find_gpus(uint64_t *seed) {
     } else {
         gpus.processes = 1;
         gpus.count = chapter.gpus ? chapter.gpus : visible;
+#ifndef WB_HAVE_NCCL
+        if (!chapter.gpus) gpus.count = 1; /* nothing to trade with: one GPU (README.md) */
+#endif
         if (gpus.count > visible)
             wb_die(WB_EXIT_USAGE, "--gpus %d: only %d GPU%s visible", gpus.count, visible,
                    visible == 1 ? " is" : "s are");
@@ -135,17 +138,17 @@ static void find_gpus(uint64_t *seed) {
     gpus.ready = 1;
 }
 
-/* WB_SLABS_HALO_DELAY_US (tests, 0 to 100000): how long each comm stream is held before a
- * trade (slab_engine.h); 0 when unset, exit 2 when not a number in range. */
-static unsigned long long halo_delay_ns(void) {
-    const char *text = getenv("WB_SLABS_HALO_DELAY_US");
+/* WB_SLABS_HALO_DELAY_US and WB_SLABS_COMPUTE_DELAY_US (tests, 0 to 100000): how long each
+ * comm stream is held before a trade, and each compute stream before a pass (slab_engine.h);
+ * 0 when unset, exit 2 when not a number in range. */
+static unsigned long long delay_ns(const char *name) {
+    const char *text = getenv(name);
     if (!text || !*text) return 0;
     char *end;
     errno = 0;
     const long us = strtol(text, &end, 10);
     if (end == text || *end || errno || us < 0 || us > 100000)
-        wb_die(WB_EXIT_USAGE, "WB_SLABS_HALO_DELAY_US='%s' is not 0 to 100000 microseconds",
-               text);
+        wb_die(WB_EXIT_USAGE, "%s='%s' is not 0 to 100000 microseconds", name, text);
     return (unsigned long long)us * 1000ull;
 }
 
@@ -159,7 +162,8 @@ static void open_engine(struct slab_engine *e, int width, int height, int mask_w
                          gpus.ranks.rank, gpus.id);
     else
         slab_engine_open(e, width, height, mask_w, mask_h, gpus.devices, count, count, 0, NULL);
-    e->halo_delay_ns = halo_delay_ns();
+    e->halo_delay_ns = delay_ns("WB_SLABS_HALO_DELAY_US");
+    e->compute_delay_ns = delay_ns("WB_SLABS_COMPUTE_DELAY_US");
 }
 
 /* ---- the kernels, as the harness runs them -------------------------------------------------- */
@@ -378,11 +382,13 @@ int main(int argc, char **argv) {
     struct cli_spec spec = conv2d_standard_spec(
         "ch10_multi_gpu", "a mask applied K times to one image in slabs over several GPUs",
         SLAB_MAX_SIDE);
+    spec.block_usage = "ignored by the slab kernel (its blocks are 32 x 8 threads); accepted";
     spec.extras = extras;
     spec.parse_extra = take_option;
     struct cli_options opt;
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
-    halo_delay_ns(); /* a bad value is refused before any GPU work */
+    delay_ns("WB_SLABS_HALO_DELAY_US"); /* bad values are refused before any GPU work */
+    delay_ns("WB_SLABS_COMPUTE_DELAY_US");
     struct ranks launched;
     char err[WB_ERR_LEN];
     if (ranks_from_env(&launched, err) > 0 && launched.world > 1) {

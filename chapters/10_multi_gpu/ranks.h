@@ -32,8 +32,8 @@ int ranks_from_env(struct ranks *r, char *err);
 
 /* id: `size` bytes; rank 0's are written to the file, the others' read from it. 0, or -1 with a
  * one-line message in err (no WB_NCCL_ID_FILE, a file that cannot be written, or no id within
- * 60 s). Rank 0 replaces a file left by an earlier run; it never writes over another kind of
- * file (safe_output.h). */
+ * 60 s). Rank 0 refuses a file that exists already (an earlier run's id would be taken by the
+ * others): give each run a fresh path. */
 int ranks_share_id(const struct ranks *r, void *id, size_t size, char *err);
 
 #ifdef __cplusplus

@@ -73,7 +73,7 @@ struct slab_gpu {
     int width;
     size_t pitch;          /* bytes from one buffer row to the next, equal on every GPU */
     float *buffer[2];
-    cudaStream_t compute;  /* the interior rows (all rows in the other modes) */
+    cudaStream_t compute;  /* the interior rows (all rows in SERIAL and COMPUTE_ONLY) */
     cudaStream_t comm;     /* the halo trade (the highest priority, as edge) */
     cudaStream_t edge;     /* the edge rows, once the halo is in */
     cudaEvent_t pass_done;    /* on compute, after a pass's last kernel */
@@ -93,9 +93,11 @@ struct slab_engine {
     float *staging;                  /* one process per GPU: a slab's rows on their way */
     /* the halo trade the passes call: exchange_halos, or the reference's when grading */
     void (*exchange)(struct slab_gpu *gpus, int local, int current);
-    /* tests (WB_SLABS_HALO_DELAY_US): each comm stream is held this long before each trade, so
-     * that edge rows which do not wait for the halo read it before it comes, every time */
-    unsigned long long halo_delay_ns;
+    /* tests: each comm stream is held this long before each trade (WB_SLABS_HALO_DELAY_US), so
+     * that edge rows which do not wait for the halo read it before it comes, every time; each
+     * compute stream before each pass (WB_SLABS_COMPUTE_DELAY_US), so that a trade which does
+     * not wait for the last pass sends rows before that pass has written them */
+    unsigned long long halo_delay_ns, compute_delay_ns;
 };
 
 /* Slabs of a width x height image for a mask of mask_h rows. devices[0..local-1]: the GPUs this

@@ -30,10 +30,12 @@ void exchange_halos(struct slab_gpu *gpus, int local, int current) {
     // ---- TODO 1 begin: the rows to send were written by the last pass: make each comm stream
     // wait for that pass (its pass_done event) before anything is sent
     // For every g below local: cudaStreamWaitEvent(gpus[g].comm, gpus[g].pass_done, 0), checked
-    // with CUDA_CHECK. Without it a send may read rows the last pass has not written yet.
+    // with CUDA_CHECK. Without it a send may read rows the last pass has not written yet, and a
+    // receive overwrite halo rows the last pass's edge rows are still reading.
     // ---- TODO 1 end
     // ---- TODO 2 begin: open one NCCL group around every send and receive of every slab here
-    // (one thread drives several GPUs: without a group, a send would wait for its receive)
+    // (without one, two neighbours that both send first wait for each other's receive, and one
+    // thread driving several GPUs waits for a receive it has not issued yet)
     // ncclGroupStart(), checked with NCCL_CHECK; TODO 4 closes it.
     // ---- TODO 2 end
     for (int g = 0; g < local; ++g) {
@@ -53,8 +55,9 @@ void exchange_halos(struct slab_gpu *gpus, int local, int current) {
     // wait for the halo: record halo_arrived on each comm stream and make the edge stream wait
     // for it (the interior rows were queued on the compute stream before this call)
     // ncclGroupEnd(); then for every g: cudaEventRecord(gpus[g].halo_arrived, gpus[g].comm) and
-    // cudaStreamWaitEvent(gpus[g].edge, gpus[g].halo_arrived, 0). Forget the wait and the edge
-    // rows read a halo still on its way: wrong rows next to the slab boundaries, now and then.
+    // cudaStreamWaitEvent(gpus[g].edge, gpus[g].halo_arrived, 0). Forget the wait and nothing
+    // holds the edge rows back: they read a halo still on its way, or rows of the last pass not
+    // yet written.
     // ---- TODO 4 end
 #else
     (void)gpus, (void)local, (void)current; /* one slab: nothing to trade */

@@ -33,7 +33,8 @@ void exchange_halos(struct slab_gpu *gpus, int local, int current) {
         CUDA_CHECK(cudaStreamWaitEvent(gpus[g].comm, gpus[g].pass_done, 0));
     // ---- TODO 1 end
     // ---- TODO 2 begin: open one NCCL group around every send and receive of every slab here
-    // (one thread drives several GPUs: without a group, a send would wait for its receive)
+    // (without one, two neighbours that both send first wait for each other's receive, and one
+    // thread driving several GPUs waits for a receive it has not issued yet)
     NCCL_CHECK(ncclGroupStart());
     // ---- TODO 2 end
     for (int g = 0; g < local; ++g) {
