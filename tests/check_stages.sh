@@ -7,7 +7,9 @@
 # chapter's: a quick test that fails with a hint must stop the check at stage 1, print the hint
 # and record "failing"; quick tests that pass and a battery test that fails must reach stage 2
 # and fail there; every test skipped (exit 77) must say that nothing ran and exit 0; a test that
-# crashes (a signal) must fail, never pass for "no GPU"; all passing records "solved".
+# crashes (a signal) must fail, never pass for "no GPU"; all passing records "solved"; passing
+# where another test was skipped (77: chapter 10's two-GPU tests on one GPU) records "partial",
+# naming the skipped test, not "solved".
 root=$1 scratch=$2
 check="$root/tests/check.sh"
 status=0
@@ -49,4 +51,8 @@ run_case crash 1 'FAIL' 'kill -SEGV $$' 'exit 0'
 expect_verdict crash failing
 run_case passes 0 'passes every test' 'exit 0' 'exit 0'
 expect_verdict passes solved
+run_case partial 0 'did not run here.*ch09_exercise_length_5' 'exit 0' 'exit 77'
+expect_verdict partial partial
+grep -q 'ch09_exercise_length_5' "$scratch/partial/verdict" ||
+    { echo "check_stages: the partial verdict does not name the skipped test"; status=1; }
 exit $status

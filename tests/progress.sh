@@ -3,7 +3,8 @@
 #
 #   sh tests/progress.sh ROOT "CHAPTERS" EXERCISES_DIR JOBS
 #
-# A chapter is untouched while its TODO blocks hold nothing but comments; solved or failing
+# A chapter is untouched while its TODO blocks hold nothing but comments; solved, partial (passes
+# what ran, some tests skipped: chapter 10 on one GPU) or failing
 # according to `make check CH=NN`'s last verdict on exactly these files (build/check/NN/verdict
 # holds a checksum of them); a chapter edited since its last check is checked now (make check),
 # where there is a GPU, or reported as not checked where there is none.
@@ -34,6 +35,8 @@ for chapter in $chapters; do
         fi
         if grep -q "^solved $sum " "$verdict_file" 2>/dev/null; then
             state="solved"
+        elif grep -q "^partial $sum " "$verdict_file" 2>/dev/null; then
+            state="passes what ran; $(sed -n "s/^partial $sum //p" "$verdict_file")"
         elif grep -q "^failing $sum " "$verdict_file" 2>/dev/null; then
             hint=$(sed -n "s/^failing $sum //p" "$verdict_file" | sed 's/^ *//')
             state="failing${hint:+: $hint}"
