@@ -13,9 +13,9 @@
  * passes in double with the bound K float passes earn (common/iterated.h). In run and bench
  * modes a study follows the table, on data already on the GPUs: time per pass on 1 to N GPUs
  * (strong scaling: this image; weak: this image per GPU), the exchange's own time, the share of
- * it the interior hides, NCCL's rate for the halo's message, and each split's result against one
- * GPU's, bit for bit. --scaling runs the study alone (the table's CPU reference of K passes over
- * a large image takes far longer than the study).
+ * it the interior hides, NCCL's rate for the halo's message, and each strong split's result
+ * against one GPU's, bit for bit. --scaling runs the study alone (the table's CPU reference of
+ * K passes over a large image takes far longer than the study).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -43,7 +43,7 @@ static const struct cli_extra_option extras[] = {
                   "launcher, one per process)"},
     {"--iterations", 1, "K  passes of the mask, 1 to 100000 (default 1)"},
     {"--scaling", 0, "the scaling study alone, on generated images: no table, no CPU reference "
-                     "(each split is checked against one GPU, bit for bit)"},
+                     "(each strong split is checked against one GPU, bit for bit)"},
     {NULL, 0, NULL}};
 
 static struct {
@@ -335,7 +335,8 @@ static void breakdown(const struct cli_options *opt, const float *image, int wid
 }
 
 /* Strong and weak scaling over 1..N GPUs (N only, with one process per GPU), the exchange's
- * share hidden at N, NCCL's rate, and every split checked against one GPU bit for bit. */
+ * share hidden at N, NCCL's rate, and every strong split checked against one GPU bit for bit
+ * (a weak split's image has no one-GPU result to compare with here). */
 static int study(const struct cli_options *opt, int width, int height, const struct mask *m,
                  FILE *human) {
     const int n = gpus_for(height, m->height), reps = opt->reps;
