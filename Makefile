@@ -239,7 +239,7 @@ endef
 
 test: all ## CPU tests, solution tests, exercise guards (GPU tests skip, exit 77, without a GPU)
 	$(NEED_CTEST)
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --label-exclude '^exercise$$'
+	@sh tests/run_suite.sh $(BUILD) $(JOBS)
 
 # make check CH=NN builds only chapter NN's exercise program and its own test list.
 CHAPTER = $(filter $(CH)_%,$(CHAPTERS))

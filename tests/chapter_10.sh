@@ -8,6 +8,7 @@
 # The two-GPU tests hold one lock (CTest's RESOURCE_LOCK), so they run one at a time: NCCL's
 # kernels spin while they wait for their peer, and two such processes sharing a pair of GPUs
 # wait for each other's time slices (on the H100 pair, a 2 s test took 40 s beside another).
+# The K-pass tests on one GPU say --gpus 1 (the program's default is every visible GPU).
 labels="gpu;ch10;solution"
 
 usage_error "ch10_gpus_zero" "--gpus: 0 is out of range \(1 to 64\)" "$solution" --gpus 0
@@ -24,12 +25,11 @@ usage_error "ch10_scaling_refuses_check" "--scaling measures on generated images
 # K passes on one GPU: the tolerance compounds (common/iterated.h). Blurs (weights of one sign)
 # for many passes: with signed weights the bound outgrows the result after a few passes (values
 # cancel, their magnitudes do not), and would hide a bad halo row; random masks for two passes.
-one="env CUDA_VISIBLE_DEVICES=0"
-add "ch10_solution_passes" "$labels" $one "$solution" --check --own-kernels --iterations 6 \
+add "ch10_solution_passes" "$labels" "$solution" --gpus 1 --check --own-kernels --iterations 6 \
     --mask gaussian,box --size 1x1,1x300,300x1,33x31,401x277 --mask-width "1:7,5x3,2x6,15"
-add "ch10_solution_passes_signed" "$labels" $one "$solution" --check --own-kernels \
+add "ch10_solution_passes_signed" "$labels" "$solution" --gpus 1 --check --own-kernels \
     --iterations 2 --size 1x300,300x1,33x31,401x277 --mask-width "1:7,5x3,2x6,15"
-add "ch10_scaling_one_gpu" "$labels" $one "$solution" --scaling --size 301x203 --mask-width 5 \
+add "ch10_scaling_one_gpu" "$labels" "$solution" --gpus 1 --scaling --size 301x203 --mask-width 5 \
     --iterations 3
 
 # Two GPUs against the K-pass reference at K = 7, 2 and 1: slab heights that are odd, a slab of
@@ -38,11 +38,12 @@ add "ch10_scaling_one_gpu" "$labels" $one "$solution" --scaling --size 301x203 -
 # these). The split's result against one GPU's, bit for bit: the scaling study's check.
 two="$root/tests/need_gpus.sh"
 tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
-# They start first (CTest's COST, ctest_list.sh), so that their chain runs beside the rest of the
-# suite instead of after it. memcheck runs on one GPU (the battery's): with NCCL on two GPUs it
-# took 39 s alone and 110 s beside the suite on the H100 pair, and NCCL's queries about kernels
-# built for other GPUs count there as API errors.
-lock=multi_gpu cost=95
+# Label multi_gpu: make test runs them in a phase of their own, beside the CPU tests only
+# (tests/run_suite.sh), and they start first there (COST). memcheck runs on one GPU (the
+# battery's): with NCCL on two GPUs it took 39 s alone and 110 s beside the suite on the H100
+# pair, and NCCL's queries about kernels built for other GPUs count there as API errors.
+# They run alone, so their K-pass CPU references take 8 OpenMP threads.
+lock=multi_gpu cost=95 threads=8
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
@@ -65,4 +66,4 @@ add "ch10_scaling_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$solution" --scalin
     --size 301x203,64x7 --mask random --mask-width 4x7 --iterations 3 --reps 20
 add "ch10_too_many_gpus_for_rows" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 2 \
     "use at most 1 GPU" -- "$solution" --check --gpus 2 --size 40x5 --mask-width 15
-lock= cost=
+lock= cost= threads=1

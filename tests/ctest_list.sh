@@ -72,6 +72,8 @@ add() {
         printf '\n'
         return
     fi
+    # a one-GPU test takes one of CTest's GPUs where a resource spec is given (tests/run_suite.sh)
+    case ";$t_labels;" in *";multi_gpu;"*) ;; *";gpu;"*) set -- sh "$root/tests/gpu_slot.sh" "$@" ;; esac
     printf 'add_test(%s' "$t_name"
     for arg in "$@"; do printf ' "%s"' "$(printf '%s' "$arg" | sed 's/[\\"]/\\&/g')"; done
     printf ')\n'
@@ -83,6 +85,7 @@ add() {
             "$threads" "$limit" "${visible:+;CUDA_VISIBLE_DEVICES=$visible}"
         ;;
     esac
+    case ";$t_labels;" in *";multi_gpu;"*) ;; *";gpu;"*) printf ' RESOURCE_GROUPS "gpus:1"' ;; esac
     [ -n "$lock" ] && printf ' RESOURCE_LOCK %s' "$lock"
     printf ' PROCESSORS %d' "$threads"
     [ -n "$cost" ] && printf ' COST %d' "$cost" # CTest starts the highest cost first
@@ -303,7 +306,7 @@ for chapter in $chapters; do
     set -- "$expect" --gpu 1 "$guard_pattern" -- "$exercise" --check --size "$guard_size"
     [ -z "$guard_gpus" ] || set -- sh "$root/tests/need_gpus.sh" "$guard_gpus" "$@"
     [ -z "$guard_gpus" ] || lock=multi_gpu cost=95 # one at a time, early (tests/chapter_10.sh)
-    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$@"
+    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard${guard_gpus:+;multi_gpu}" "$@"
     lock= cost=
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done

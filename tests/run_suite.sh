@@ -1,0 +1,59 @@
+#!/bin/sh
+# run_suite.sh: what `make test` runs in the build folder: every test but the student's own
+# (label exercise), in one CTest run where fewer than two GPUs are visible, in two phases where
+# more are:
+#
+#   sh tests/run_suite.sh BUILD JOBS
+#
+# 1. the tests that take several GPUs (label multi_gpu: chapter 10's NCCL tests), alone, one at
+#    a time under their lock;
+# 2. all the others, each GPU test given one GPU by CTest's resource allocation (a spec file
+#    listing every GPU with JOBS slots; tests/gpu_slot.sh turns CTest's choice into
+#    CUDA_VISIBLE_DEVICES), so they spread over all GPUs.
+# Why: NCCL's kernels spin until their peer runs, and every other process on a GPU takes time
+# slices from them. Beside the whole suite on GPU 0, a two-GPU test of 2 s took up to 52 s and
+# make test 116 s on an H100 pair (2026-11-26). Where CUDA_VISIBLE_DEVICES is set, its choice of
+# GPUs is kept as it is: one phase, nothing spread. Both phases run; the exit code is non-zero if
+# either failed.
+#
+# The order: CTest starts the tests that took longest last time first (its own record,
+# Testing/Temporary/CTestCostData.txt). A build that has none gets tests/test_costs.txt, the
+# record of a make test on an H100 pair, so a first run is ordered too (without it, long tests
+# that happened to start late ended the run late). Tests the record lacks start last.
+build=$1 jobs=$2
+tests=$(cd "$(dirname "$0")" && pwd)
+cd "$build" || exit 1
+ctest_run() { ctest --output-on-failure -j "$jobs" "$@"; }
+record=Testing/Temporary/CTestCostData.txt
+if [ ! -f "$record" ] && [ -f "$tests/test_costs.txt" ]; then
+    mkdir -p Testing/Temporary && cp "$tests/test_costs.txt" "$record"
+fi
+
+gpus=0
+if [ -z "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    gpus=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
+fi
+if [ "${gpus:-0}" -lt 2 ]; then
+    ctest_run --label-exclude '^exercise$'
+    exit
+fi
+
+spec=gpu_resources.json
+{
+    printf '{"version": {"major": 1, "minor": 0}, "local": [{"gpus": ['
+    i=0
+    while [ $i -lt "$gpus" ]; do
+        [ $i -gt 0 ] && printf ', '
+        printf '{"id": "%d", "slots": %d}' $i "$jobs"
+        i=$((i + 1))
+    done
+    printf ']}]}\n'
+} >"$spec"
+
+echo "run_suite: $gpus GPUs: phase 1, the tests that take several GPUs, alone"
+ctest_run --label-regex '^multi_gpu$' --label-exclude '^exercise$'
+first=$?
+echo "run_suite: phase 2, the others, each GPU test on one of $gpus GPUs"
+ctest_run --label-exclude '^(exercise|multi_gpu)$' --resource-spec-file "$spec"
+second=$?
+[ $first -eq 0 ] && [ $second -eq 0 ]
