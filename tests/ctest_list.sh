@@ -33,7 +33,13 @@
 # chapters' own kernels only (no cuFFT or NPP start-up) and chapter 08's battery two blocks
 # (battery_blocks): 86 s (549 tests, 2026-11-25). Chapter 09 brought it to 84 s (587 tests),
 # then 90 to 91 s (589 tests, the TMA path's own tests); its sanitizer and no-TMA lists were cut
-# after that and are not yet timed. The run-to-run spread is several seconds.
+# after that and are not yet timed. The run-to-run spread is several seconds. Chapter 10
+# (2026-11-26, 653 tests): 96 s on one H100 (16 jobs); on an H100 pair, 116 s in one run, then
+# 95 to 99 s in tests/run_suite.sh's two phases (14 to 16 s of them the two-GPU tests alone, 32
+# jobs). In all three, the wall time was the sum over tests of seconds x PROCESSORS divided by
+# the jobs: each test's time grows with how many run at once (phase 2 on the pair: 1858 s of
+# test time at 32 jobs, 787 s at 16 in a second run ordered by the first: 77 s, not 80 to 83), so what bounds make
+# test is the GPUs' shared work, not the slots. Not yet tried: fewer jobs than cores on the pair.
 # Sections: helpers, common-module tests, command-line errors, then one block per chapter.
 root=$1
 chapters=$2
