@@ -70,8 +70,10 @@ harness_checked= # the dimensions whose harness tests have been added (first_of_
 # add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
 # environment and time limit.
 add() {
-    t_name=$1 t_labels=$2
+    t_name=$1 t_labels=$2 t_lock=$lock
     shift 2
+    # a battery given several GPUs (battery_gpus) takes several: the multi-GPU phase, one at a time
+    case $visible in *,*) t_labels="$t_labels;multi_gpu" t_lock=multi_gpu ;; esac
     if [ "${WB_LIST_FORMAT:-}" = tsv ]; then
         printf '%s\t%s\t%s\t%s\t' "$t_name" "$t_labels" "$limit" "$threads"
         for arg in "$@"; do printf "'%s' " "$(printf '%s' "$arg" | sed "s/'/'\\\\''/g")"; done
@@ -92,7 +94,7 @@ add() {
         ;;
     esac
     case ";$t_labels;" in *";multi_gpu;"*) ;; *";gpu;"*) printf ' RESOURCE_GROUPS "gpus:1"' ;; esac
-    [ -n "$lock" ] && printf ' RESOURCE_LOCK %s' "$lock"
+    [ -n "$t_lock" ] && printf ' RESOURCE_LOCK %s' "$t_lock"
     printf ' PROCESSORS %d' "$threads"
     [ -n "$cost" ] && printf ' COST %d' "$cost" # CTest starts the highest cost first
     printf ')\n'

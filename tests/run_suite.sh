@@ -12,9 +12,9 @@
 #    CUDA_VISIBLE_DEVICES), so they spread over all GPUs.
 # Why: NCCL's kernels spin until their peer runs, and every other process on a GPU takes time
 # slices from them. Beside the whole suite on GPU 0, a two-GPU test of 2 s took up to 52 s and
-# make test 116 s on an H100 pair (2026-11-26). Where CUDA_VISIBLE_DEVICES is set, its choice of
-# GPUs is kept as it is: one phase, nothing spread. Both phases run; the exit code is non-zero if
-# either failed.
+# make test 116 s on an H100 pair (2026-11-26). The GPUs are those CUDA_VISIBLE_DEVICES names
+# where it is set (CTest's GPU n is its n-th entry: WB_SUITE_GPUS), else every GPU nvidia-smi
+# lists. Both phases run; the exit code is non-zero if either failed.
 #
 # The order: CTest starts the tests that took longest last time first (its own record,
 # Testing/Temporary/CTestCostData.txt). A build that has none gets tests/test_costs.txt, the
@@ -29,10 +29,14 @@ if [ ! -f "$record" ] && [ -f "$tests/test_costs.txt" ]; then
     mkdir -p Testing/Temporary && cp "$tests/test_costs.txt" "$record"
 fi
 
-gpus=0
-if [ -z "${CUDA_VISIBLE_DEVICES+set}" ]; then
-    gpus=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
+if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+    WB_SUITE_GPUS=$CUDA_VISIBLE_DEVICES
+else
+    listed=$(nvidia-smi --list-gpus 2>/dev/null | grep -c '^GPU ')
+    WB_SUITE_GPUS=$(seq -s, 0 $((${listed:-0} - 1))) # none listed: empty
 fi
+export WB_SUITE_GPUS
+gpus=$(printf '%s' "$WB_SUITE_GPUS" | tr ',' '\n' | grep -c .)
 if [ "${gpus:-0}" -lt 2 ]; then
     ctest_run --label-exclude '^exercise$'
     exit
