@@ -124,7 +124,8 @@ echo "\$(date +%s.%N) \$start" | awk '{ printf "%.2f\n", \$1 - \$2 }' >"$g/logs/
 EOF
         echo "$threads $g/run/$name.sh"
     done <"$list" >"$g/run/all.txt"
-    heavy_jobs=$((jobs / 4))
+    most=$(awk '$1 > most { most = $1 } END { print most + 0 }' "$g/run/all.txt")
+    heavy_jobs=$((jobs / (most > 1 ? most : 1)))
     [ $heavy_jobs -ge 1 ] || heavy_jobs=1
     awk '$1 > 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$heavy_jobs" sh
     awk '$1 <= 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$jobs" sh

@@ -38,8 +38,8 @@ add "ch10_scaling_one_gpu" "$labels" "$solution" --gpus 1 --scaling --size 301x2
 # these). The split's result against one GPU's, bit for bit: the scaling study's check.
 two="$root/tests/need_gpus.sh"
 tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
-# Label multi_gpu: make test runs them in a phase of their own, beside the CPU tests only
-# (tests/run_suite.sh), and they start first there (COST). memcheck runs on one GPU (the
+# Label multi_gpu: make test runs them in a phase of their own, alone (tests/run_suite.sh); the
+# other tests see one GPU there, so bench mode on two GPUs is tested here too. memcheck runs on one GPU (the
 # battery's): with NCCL on two GPUs it took 39 s alone and 110 s beside the suite on the H100
 # pair, and NCCL's queries about kernels built for other GPUs count there as API errors.
 # They run alone, so their K-pass CPU references take 8 OpenMP threads.
@@ -64,6 +64,9 @@ for kind in solution exercise; do
 done
 add "ch10_scaling_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$solution" --scaling --gpus 2 \
     --size 301x203,64x7 --mask random --mask-width 4x7 --iterations 3 --reps 20
+add "ch10_bench_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 0 \
+    "301x203 on 2 GPUs, ms per pass" -- \
+    "$solution" --bench --gpus 2 --size 301x203 --mask-width 5 --iterations 2 --reps 20
 add "ch10_too_many_gpus_for_rows" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 2 \
     "use at most 1 GPU" -- "$solution" --check --gpus 2 --size 40x5 --mask-width 15
 lock= cost= threads=1
