@@ -39,9 +39,9 @@ add "ch10_scaling_one_gpu" "$labels" "$solution" --gpus 1 --scaling --size 301x2
 two="$root/tests/need_gpus.sh"
 tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
 # Label multi_gpu: make test runs them in a phase of their own, alone (tests/run_suite.sh); the
-# other tests see one GPU there, so bench mode on two GPUs is tested here too. memcheck runs on one GPU (the
-# battery's): with NCCL on two GPUs it took 39 s alone and 110 s beside the suite on the H100
-# pair, and NCCL's queries about kernels built for other GPUs count there as API errors.
+# other tests see one GPU there, so bench mode on two GPUs is tested here too. memcheck runs on
+# one GPU (the battery's): with NCCL on two GPUs it took 39 s alone and 110 s beside the suite on
+# the H100 pair, and NCCL's queries about kernels built for other GPUs count there as API errors.
 # They run alone, so their K-pass CPU references take 8 OpenMP threads.
 lock=multi_gpu cost=95 threads=8
 for kind in solution exercise; do

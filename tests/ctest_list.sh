@@ -38,8 +38,10 @@
 # 95 to 99 s in tests/run_suite.sh's two phases (14 to 16 s of them the two-GPU tests alone, 32
 # jobs). In all three, the wall time was the sum over tests of seconds x PROCESSORS divided by
 # the jobs: each test's time grows with how many run at once (phase 2 on the pair: 1858 s of
-# test time at 32 jobs, 787 s at 16 in a second run ordered by the first: 77 s, not 80 to 83), so what bounds make
-# test is the GPUs' shared work, not the slots. Not yet tried: fewer jobs than cores on the pair.
+# test time at 32 jobs; 787 s at 16, in a second run ordered by the first: 77 s, not 80 to 83),
+# and at 16 jobs a test took about as long on one GPU as on two. So what bounds make test is
+# work the tests share (the driver or CPU side of starting GPU processes, it seems), not the
+# slots and not one GPU. Not yet tried: fewer jobs than cores on the pair.
 # Sections: helpers, common-module tests, command-line errors, then one block per chapter.
 root=$1
 chapters=$2
@@ -81,7 +83,10 @@ add() {
         return
     fi
     # a one-GPU test takes one of CTest's GPUs where a resource spec is given (tests/run_suite.sh)
-    case ";$t_labels;" in *";multi_gpu;"*) ;; *";gpu;"*) set -- sh "$root/tests/gpu_slot.sh" "$@" ;; esac
+    case ";$t_labels;" in
+    *";multi_gpu;"*) ;;
+    *";gpu;"*) set -- sh "$root/tests/gpu_slot.sh" "$@" ;;
+    esac
     printf 'add_test(%s' "$t_name"
     for arg in "$@"; do printf ' "%s"' "$(printf '%s' "$arg" | sed 's/[\\"]/\\&/g')"; done
     printf ')\n'
