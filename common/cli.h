@@ -91,6 +91,9 @@ struct cli_spec {
     /* Takes one of extras (value NULL for a flag): 0, or -1 with a one-line message in err. */
     int (*parse_extra)(void *context, const char *name, const char *value, char *err);
     void *extra_context;
+    int several_streams; /* GPU work on several streams at once (chapters 08 and 10): the
+                            driver's 8 hardware queues stay; else harness_start asks for one
+                            (device_one_queue) */
 };
 
 enum cli_mode { CLI_MODE_RUN, CLI_MODE_CHECK, CLI_MODE_BENCH };

@@ -1,4 +1,5 @@
 /* cuda_check.c: error reporting, device probe and checked allocation (see cuda_check.h). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cuda_check.h"
 
 #include <stdio.h>
@@ -37,6 +38,8 @@ static void no_device(const char *reason, cudaError_t status) {
     wb_die(WB_EXIT_NO_DEVICE, "no usable CUDA device (%s: %s): skipping", reason,
            cudaGetErrorString(status));
 }
+
+void device_one_queue(void) { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0); }
 
 void device_probe(struct device_info *info) {
     int count = 0;

@@ -25,6 +25,7 @@ int main(int argc, char **argv) {
     wb_set_program_name("devinfo");
     if (argc != 1) wb_die(WB_EXIT_USAGE, "takes no arguments");
     struct device_info info;
+    device_one_queue();
     device_probe(&info);
     int sm_clock_khz = 0;
     double fma_per_s = device_fma_peak(&info, &sm_clock_khz);

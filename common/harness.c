@@ -51,6 +51,7 @@ int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block
     struct cli_spec stated = *spec; /* --help and --spec state the chapter kernel's rule */
     stated.block_rule = own_rule;
     program_dims = spec->dims;
+    if (!spec->several_streams) device_one_queue(); /* before any CUDA call */
     int parsed = cli_parse(argc, argv, &stated, opt, err);
     if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
     return parsed;

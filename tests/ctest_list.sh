@@ -18,30 +18,16 @@
 # OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE). Every GPU test has a time
 # limit: the program's own watchdog (WB_TIME_LIMIT_S) stops it with a message naming the likely
 # cause, and CTest's TIMEOUT, a little later, catches anything the watchdog cannot.
-# What bounds `make test` now is the one GPU, not the cores (measured on an H100, 2026-11-23):
-# creating a CUDA context costs each process about 0.24 s that parallel processes cannot
-# overlap, and a launch-and-synchronise that takes 10 us alone takes 1.9 ms when 16 processes
-# do the same (the GPU time-slices between their contexts). Letting processes take turns on the
-# GPU through a lock file did not help (16 checks: 8.7 s against 9.6 s; make test slower), so
-# the way down is fewer GPU processes and fewer synchronisations per check: the reference's
-# lengths run in one process, and so do its blocks, named masks and PNGs (a bare context took
-# 0.3 s alone and 16 at once 3.2 s, on an H100 on 2026-11-25: 0.2 s each, in turn), each signal
-# or image is uploaded once for all its masks, and the
-# CPU reference is vectorised for the widest units the host has. With the start order below,
-# make test took 78 s on the H100 (463 tests, 16 jobs; it was 372 s, then 115 s, then 91 s).
-# Chapter 08 brought it to 82 to 91 s (550 tests); the tests of written files then ran the
-# chapters' own kernels only (no cuFFT or NPP start-up) and chapter 08's battery two blocks
-# (battery_blocks): 86 s (549 tests, 2026-11-25). Chapter 09 brought it to 84 s (587 tests),
-# then 90 to 91 s (589 tests, the TMA path's own tests); its sanitizer and no-TMA lists were cut
-# after that and are not yet timed. The run-to-run spread is several seconds. Chapter 10
-# (2026-11-26, 653 tests): 96 s on one H100 (16 jobs); on an H100 pair, 116 s in one run, then
-# 95 to 99 s in tests/run_suite.sh's two phases (14 to 16 s of them the two-GPU tests alone, 32
-# jobs). In all three, the wall time was the sum over tests of seconds x PROCESSORS divided by
-# the jobs: each test's time grows with how many run at once (phase 2 on the pair: 1858 s of
-# test time at 32 jobs; 787 s at 16, in a second run ordered by the first: 77 s, not 80 to 83),
-# and at 16 jobs a test took about as long on one GPU as on two. So what bounds make test is
-# work the tests share (the driver or CPU side of starting GPU processes, it seems), not the
-# slots and not one GPU. Not yet tried: fewer jobs than cores on the pair.
+# What bounds `make test`: starting GPU processes (measured on H100s, 2026-11-23 to 26). A CUDA
+# context took about 0.2 s of work that parallel processes cannot overlap (16 bare contexts at
+# once: 3.6 s), most of it the driver making the context's 8 hardware queues; with one queue
+# (device_one_queue, which every program but chapters 08 and 10 asks for) 16 took 1.2 s. So the
+# way down has been fewer GPU processes (the reference's lengths, blocks, named masks and PNGs run
+# in one process each; the tests of written files run with the first chapter of each dimension)
+# and cheaper ones. make test on one H100 (16 jobs): 372 s, 115 s, 78 s (463 tests), 96 s with
+# chapters 08 to 10 (653 tests), 73 s with one queue (2026-11-26). On an H100 pair, two phases
+# (tests/run_suite.sh): 95 to 105 s with 8 queues. Each test's time grows with how many run at
+# once, so the wall time is about the tests' seconds x PROCESSORS over the jobs.
 # Sections: helpers, common-module tests, command-line errors, then one block per chapter.
 root=$1
 chapters=$2

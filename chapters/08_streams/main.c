@@ -304,6 +304,7 @@ int main(int argc, char **argv) {
     spec.extras = extras;
     spec.parse_extra = take_option;
     spec.extra_context = &o;
+    spec.several_streams = 1; /* streams overlap where each has a hardware queue */
     struct cli_options opt;
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
     if (!o.stream_count) o.streams[o.stream_count++] = 3;

@@ -409,6 +409,7 @@ int main(int argc, char **argv) {
     spec.block_usage = "ignored by the slab kernel (its blocks are 32 x 8 threads); accepted";
     spec.extras = extras;
     spec.parse_extra = take_option;
+    spec.several_streams = 1; /* the trade beside the interior pass: a queue each */
     struct cli_options opt;
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
     delay_ns("WB_SLABS_HALO_DELAY_US"); /* bad values are refused before any GPU work */
