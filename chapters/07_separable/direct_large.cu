@@ -6,24 +6,27 @@
  * (MW x MH x outputs FMAs in straight-line code, 15 376 at 31x31 with 4x4 outputs), which
  * overflows the instruction cache. This one keeps the code to one mask row:
  *
- *   tile      a block's 32 x 128 outputs need (31 + mask_h) x (127 + mask_w) inputs; they are
- *             copied to shared memory with cp.async (zeros outside the image), once
+ *   tile      a block's 32 rows of 8 x OUTPUTS outputs (128 columns with 16 a thread) need
+ *             31 + mask_h rows of inputs; they are copied to shared memory (sized for the mask)
+ *             with cp.async (zeros outside the image), once
  *   weights   the mask, one row per 32 floats, in shared memory too: a thread reads them as
  *             float4 broadcasts (every lane the same address), each four just before their FMAs
- *   a thread  one row (its lane) of 16 neighbouring outputs (its warp's segment); per mask row
- *             it slides the row's weights along a window of inputs, taps in groups of four:
- *             each group reads four more inputs and four weights as float4s just before its 64
- *             FMAs, so about 24 window registers are live, not 47 (56 registers in all: four
- *             blocks per SM). At 31x31, 20 loads feed 496 FMAs per mask row
+ *   a thread  one row (its lane) of OUTPUTS neighbouring outputs (16, 24 or 32: its warp's
+ *             segment; launch picks it by the mask's width); per mask row it slides the row's
+ *             weights along a window of inputs, taps in groups of four: each group reads four
+ *             more inputs and four weights as float4s just before its 4 x OUTPUTS FMAs, so about
+ *             OUTPUTS + 8 window registers are live, not all OUTPUTS + 4 x groups (16 outputs:
+ *             56 registers, four blocks per SM). At 31x31 with 16, 20 loads feed 496 FMAs per
+ *             mask row; with 32, 24 loads feed 992
  *
  * Lanes of a warp are on 32 rows, so the float4 loads are served a quarter-warp at a time: 8
- * rows, DIRECT_PITCH = 164 floats apart (4 banks modulo 32), fill the 32 banks exactly once.
- * The mask row loop is not unrolled (it is the only loop with a run-time bound); the number of
- * tap groups is a template parameter (1 to 8), and the last group's 1 to 4 taps a warp-uniform
- * switch, so no FMA meets a zero weight. Measured on the H100 at 31x31: the first version (the
- * whole window loaded first, taps rounded up to 4, tested at run time) ran at 67% of the FP32
- * peak with 18% of its instructions not FMAs; this one at 77%, and 80% since interior tiles
- * copy with no bounds test (below).
+ * rows, a pitch of 4 modulo 32 floats apart (164 with 16 outputs), fill the 32 banks exactly
+ * once. The mask row loop is not unrolled (it is the only loop with a run-time bound); the
+ * number of tap groups is a template parameter (1 to 8), and the last group's 1 to 4 taps a
+ * warp-uniform switch, so no FMA meets a zero weight. Measured on the H100 at 31x31: the first
+ * version (the whole window loaded first, taps rounded up to 4, tested at run time) ran at 67%
+ * of the FP32 peak with 18% of its instructions not FMAs; this one at 77%, 80% since interior
+ * tiles copy with no bounds test (below), and 81% with 32 outputs a thread (launch).
  */
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -32,13 +35,21 @@
 
 enum {
     MAX_SIDE = LOWRANK_MAX_SIDE,
-    DIRECT_COLS = 128,
-    DIRECT_ROWS = 32,
-    DIRECT_OUTPUTS = 16,                       /* per thread: 8 warps x 16 = DIRECT_COLS */
-    DIRECT_COPIED = DIRECT_COLS + 32,          /* columns copied: up to 31 halo, the rest unused */
-    DIRECT_PITCH = DIRECT_COPIED + 4,          /* 164 = 4 modulo 32 */
-    DIRECT_IN_ROWS = DIRECT_ROWS + MAX_SIDE - 1,
+    DIRECT_ROWS = 32, /* a block's output rows: one per lane */
+    DIRECT_WARPS = 8, /* each takes a segment of OUTPUTS neighbouring columns */
     WEIGHT_PITCH = 32
+};
+
+/* A block of OUTPUTS outputs a thread: its columns, those it copies (up to 31 halo, the rest
+ * unused) and its shared-memory row pitch, 4 modulo 32 (see the top). */
+template <int OUTPUTS> struct direct_shape {
+    static constexpr int cols = DIRECT_WARPS * OUTPUTS;
+    static constexpr int copied = cols + 32;
+    static constexpr int pitch = copied + 4;
+    static size_t shared_bytes(int mask_h) {
+        return sizeof(float) * ((size_t)(DIRECT_ROWS + mask_h - 1) * pitch +
+                                (size_t)mask_h * WEIGHT_PITCH);
+    }
 };
 
 static __constant__ float c_direct[MAX_SIDE * WEIGHT_PITCH]; /* mask row i at i * 32, zeros after */
@@ -64,27 +75,31 @@ __device__ __forceinline__ void load4(const float *p, float *dst) {
 }
 
 /* TAPS neighbouring taps of one mask row into a thread's outputs: window[p + j] meets w[j]. */
-template <int TAPS>
+template <int TAPS, int OUTPUTS>
 __device__ __forceinline__ void apply_taps(float *acc, const float *window, const float *w) {
 #pragma unroll
     for (int j = 0; j < TAPS; ++j)
 #pragma unroll
-        for (int p = 0; p < DIRECT_OUTPUTS; ++p)
+        for (int p = 0; p < OUTPUTS; ++p)
             acc[p] = fmaf(w[j], window[p + j], acc[p]);
 }
 
 /* GROUPS = ceil(mask_w / 4): the taps of a mask row come in groups of 4, the last one holding
- * 1 to 4 (a switch, warp-uniform: no FMA is spent on a zero weight). */
-template <int GROUPS>
-__global__ void __launch_bounds__(256, 4)
+ * 1 to 4 (a switch, warp-uniform: no FMA is spent on a zero weight). OUTPUTS: a thread's
+ * neighbouring outputs (16, 24 or 32), BLOCKS: blocks an SM must hold (the register budget). */
+template <int GROUPS, int OUTPUTS, int BLOCKS>
+__global__ void __launch_bounds__(DIRECT_WARPS * 32, BLOCKS)
     direct_large_kernel(const float *in, float *out, size_t pitch, int width, int height,
                         int mask_w, int mask_h) {
-    __shared__ __align__(16) float s_in[DIRECT_IN_ROWS * DIRECT_PITCH];
-    __shared__ __align__(16) float s_w[MAX_SIDE * WEIGHT_PITCH];
+    typedef direct_shape<OUTPUTS> shape;
+    constexpr int DIRECT_COLS = shape::cols, DIRECT_COPIED = shape::copied,
+                  DIRECT_PITCH = shape::pitch;
+    extern __shared__ __align__(16) float shared[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int x0 = blockIdx.x * DIRECT_COLS, y0 = blockIdx.y * DIRECT_ROWS;
     const int rows = DIRECT_ROWS + mask_h - 1, span = DIRECT_COLS + mask_w - 1;
     const int first_row = y0 - mask_h / 2, first_col = x0 - mask_w / 2;
+    float *s_in = shared, *s_w = shared + rows * DIRECT_PITCH; /* rows * pitch: 16-byte steps */
 
     for (int k = threadIdx.x; k < mask_h * WEIGHT_PITCH; k += blockDim.x)
         s_w[k] = c_direct[k];
@@ -99,12 +114,13 @@ __global__ void __launch_bounds__(256, 4)
         const char *from = (const char *)(in + first_col + lane) + (ptrdiff_t)(first_row + warp) *
                                                                       (ptrdiff_t)pitch;
         float *to = s_in + warp * DIRECT_PITCH + lane;
-        for (int r = warp; r < rows; r += 8, from += 8 * pitch, to += 8 * DIRECT_PITCH)
+        for (int r = warp; r < rows;
+             r += DIRECT_WARPS, from += DIRECT_WARPS * pitch, to += DIRECT_WARPS * DIRECT_PITCH)
 #pragma unroll
             for (int i = 0; i < DIRECT_COPIED / 32; ++i)
                 copy_or_zero_async(to + 32 * i, (const float *)from + 32 * i, true);
     } else {
-        for (int r = warp; r < rows; r += 8) {
+        for (int r = warp; r < rows; r += DIRECT_WARPS) {
             const int y = first_row + r;
             const bool row_inside = y >= 0 && y < height;
             const float *source = row_inside ? row_of(in, pitch, y) : in;
@@ -121,33 +137,33 @@ __global__ void __launch_bounds__(256, 4)
     async_wait<0>();
     __syncthreads();
 
-    float acc[DIRECT_OUTPUTS];
+    float acc[OUTPUTS];
 #pragma unroll
-    for (int p = 0; p < DIRECT_OUTPUTS; ++p)
+    for (int p = 0; p < OUTPUTS; ++p)
         acc[p] = 0.0f;
-    const int first = warp * DIRECT_OUTPUTS, last_taps = mask_w - 4 * (GROUPS - 1);
+    const int first = warp * OUTPUTS, last_taps = mask_w - 4 * (GROUPS - 1);
     for (int i = 0; i < mask_h; ++i) {
         const float *source = s_in + (lane + i) * DIRECT_PITCH + first;
         const float *weights = s_w + i * WEIGHT_PITCH;
         /* Inputs arrive four at a time, just ahead of the group that first needs them: about
-         * 24 of the window's registers are live at once, not all 16 + 4 x GROUPS. */
-        float window[DIRECT_OUTPUTS + 4 * GROUPS], w[4];
+         * OUTPUTS + 8 of the window's registers are live at once, not all OUTPUTS + 4 x GROUPS. */
+        float window[OUTPUTS + 4 * GROUPS], w[4];
 #pragma unroll
-        for (int q = 0; q < DIRECT_OUTPUTS / 4; ++q)
+        for (int q = 0; q < OUTPUTS / 4; ++q)
             load4(source + 4 * q, &window[4 * q]);
 #pragma unroll
         for (int g = 0; g < GROUPS; ++g) {
-            load4(source + DIRECT_OUTPUTS + 4 * g, &window[DIRECT_OUTPUTS + 4 * g]);
+            load4(source + OUTPUTS + 4 * g, &window[OUTPUTS + 4 * g]);
             load4(weights + 4 * g, w);
             if (g < GROUPS - 1) {
-                apply_taps<4>(acc, window + 4 * g, w);
+                apply_taps<4, OUTPUTS>(acc, window + 4 * g, w);
                 continue;
             }
             switch (last_taps) {
-            case 1: apply_taps<1>(acc, window + 4 * g, w); break;
-            case 2: apply_taps<2>(acc, window + 4 * g, w); break;
-            case 3: apply_taps<3>(acc, window + 4 * g, w); break;
-            default: apply_taps<4>(acc, window + 4 * g, w); break;
+            case 1: apply_taps<1, OUTPUTS>(acc, window + 4 * g, w); break;
+            case 2: apply_taps<2, OUTPUTS>(acc, window + 4 * g, w); break;
+            case 3: apply_taps<3, OUTPUTS>(acc, window + 4 * g, w); break;
+            default: apply_taps<4, OUTPUTS>(acc, window + 4 * g, w); break;
             }
         }
     }
@@ -155,16 +171,40 @@ __global__ void __launch_bounds__(256, 4)
     const int y = y0 + lane, x = x0 + first;
     if (y >= height) return;
     float *target = row_of(out, pitch, y) + x;
-    if (x + DIRECT_OUTPUTS <= width) {
+    if (x + OUTPUTS <= width) {
 #pragma unroll
-        for (int q = 0; q < DIRECT_OUTPUTS / 4; ++q)
+        for (int q = 0; q < OUTPUTS / 4; ++q)
             *(float4 *)(target + 4 * q) =
                 make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
     } else {
 #pragma unroll
-        for (int p = 0; p < DIRECT_OUTPUTS; ++p)
+        for (int p = 0; p < OUTPUTS; ++p)
             if (x + p < width) target[p] = acc[p];
     }
+}
+
+template <int OUTPUTS, int BLOCKS>
+static void launch_groups(const float *d_in, float *d_out, size_t pitch, int width, int height,
+                          int mask_w, int mask_h) {
+    typedef direct_shape<OUTPUTS> shape;
+    const dim3 blocks((width + shape::cols - 1) / shape::cols,
+                      (height + DIRECT_ROWS - 1) / DIRECT_ROWS);
+    if (blocks.y > 65535)
+        wb_die(WB_EXIT_USAGE, "direct_large_launch: %d rows need more than 65535 blocks", height);
+    const size_t bytes = shape::shared_bytes(mask_h);
+    switch ((mask_w + 3) / 4) {
+#define DIRECT_CASE(g)                                                                             \
+    case g:                                                                                        \
+        CUDA_CHECK(cudaFuncSetAttribute(direct_large_kernel<g, OUTPUTS, BLOCKS>,                   \
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes)); \
+        direct_large_kernel<g, OUTPUTS, BLOCKS><<<blocks, DIRECT_WARPS * 32, bytes>>>(             \
+            d_in, d_out, pitch, width, height, mask_w, mask_h);                                    \
+        break;
+        DIRECT_CASE(1) DIRECT_CASE(2) DIRECT_CASE(3) DIRECT_CASE(4)
+        DIRECT_CASE(5) DIRECT_CASE(6) DIRECT_CASE(7) DIRECT_CASE(8)
+#undef DIRECT_CASE
+    }
+    CUDA_CHECK(cudaGetLastError());
 }
 
 void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
@@ -177,19 +217,15 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
     if (pitch % 16 || (size_t)d_out % 16)
         wb_die(WB_EXIT_USAGE, "direct_large_launch: rows must be 16-byte aligned (pitch %zu)",
                pitch);
-    const dim3 blocks((width + DIRECT_COLS - 1) / DIRECT_COLS,
-                      (height + DIRECT_ROWS - 1) / DIRECT_ROWS);
-    if (blocks.y > 65535)
-        wb_die(WB_EXIT_USAGE, "direct_large_launch: %d rows need more than 65535 blocks", height);
+    /* A thread's outputs by tap groups, as measured on an H100 (random masks, 8192 x 8192,
+     * 2026-11-26; % of the FP32 peak with 16 / 24 / 32 outputs): 15x15 69.2 / 68.6 / 68.5,
+     * 17x17 70.6 / 71.5 / 69.1, 19x19 72.3 / 75.2 / 72.5, 21x21 75.5 / 74.9 / 74.6, 25x25
+     * 76.1 / 78.3 / 78.3, 31x31 78.8 / 80.3 / 81.1. More outputs load fewer inputs and weights
+     * per FMA; 32 need 80 registers, so three blocks an SM, not four. */
     switch ((mask_w + 3) / 4) {
-#define DIRECT_CASE(g)                                                                             \
-    case g:                                                                                        \
-        direct_large_kernel<g><<<blocks, 256>>>(d_in, d_out, pitch, width, height, mask_w,       \
-                                                mask_h);                                           \
-        break;
-        DIRECT_CASE(1) DIRECT_CASE(2) DIRECT_CASE(3) DIRECT_CASE(4)
-        DIRECT_CASE(5) DIRECT_CASE(6) DIRECT_CASE(7) DIRECT_CASE(8)
-#undef DIRECT_CASE
+    case 5:
+    case 7: launch_groups<24, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
+    case 8: launch_groups<32, 3>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
+    default: launch_groups<16, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
     }
-    CUDA_CHECK(cudaGetLastError());
 }
