@@ -26,9 +26,9 @@
 # in one process each; the tests of written files run with the first chapter of each dimension)
 # and cheaper ones. make test on one H100 (16 jobs): 372 s, 115 s, 78 s (463 tests), 96 s with
 # chapters 08 to 10 (653 tests), 73 s with one queue (2026-11-26). On an H100 pair, two phases
-# (tests/run_suite.sh): 95 to 105 s with 8 queues, 71.5 and 78.8 s with one (phase 1 16 to 17
-# s, phase 2 55 to 61 s). Each test's time grows with how many run at
-# once, so the wall time is about the tests' seconds x PROCESSORS over the jobs.
+# (tests/run_suite.sh): 95 to 105 s with 8 queues, 71.5 and 78.8 s with one (phase 1: 16 to
+# 17 s; phase 2: 55 to 61 s). Each test's time grows with how many run at once, so the wall time
+# is about the tests' seconds x PROCESSORS over the jobs.
 # Sections: helpers, common-module tests, command-line errors, then one block per chapter.
 root=$1
 chapters=$2
@@ -277,7 +277,8 @@ for chapter in $chapters; do
         env WB_TIME_LIMIT_S=abc "$speaker" --check
     # Each dimension's harness writes --output and lays out GPU memory the same way for all its
     # chapters: those tests run with the first chapter of each dimension only (a GPU process
-    # costs the suite about 0.2 s of the GPU's serial time, and these are five or more each).
+    # costs the suite 0.075 s (one queue) to 0.2 s of the driver's serial time, and these are five
+    # or more each).
     case " $harness_checked " in
     *" $dims "*) first_of_dims=0 ;;
     *) first_of_dims=1 harness_checked="$harness_checked $dims" ;;

@@ -221,7 +221,8 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
      * 2026-11-26; % of the FP32 peak with 16 / 24 / 32 outputs): 15x15 69.2 / 68.6 / 68.5,
      * 17x17 70.6 / 71.5 / 69.1, 19x19 72.3 / 75.2 / 72.5, 21x21 75.5 / 74.9 / 74.6, 25x25
      * 76.1 / 78.3 / 78.3, 31x31 78.8 / 80.3 / 81.1. More outputs load fewer inputs and weights
-     * per FMA; 32 need 80 registers, so three blocks an SM, not four. */
+     * per FMA; 32 need 80 registers, so three blocks an SM, not four (24 with a mask 28 to 31
+     * rows tall: three too, for shared memory). */
     switch ((mask_w + 3) / 4) {
     case 5:
     case 7: launch_groups<24, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
