@@ -133,7 +133,7 @@ check09="build/ch09_3d --check --own-kernels --mask random --size 17x33x31,9x8x2
 check09="$check09 --mask-width 1:7,2x3x4,3x4x5"
 mutant $ch09 's/const int k = MD - 1 - q;/const int k = q;/' - \
     "ch09: mask slices in the queue reversed (flipped along z)" $check09
-mutant $ch09 's/if (zi + 2 <= last)/if (zi + 2 < last)/' - \
+mutant $ch09 's/if (zi + STAGES - 1 <= last)/if (zi + STAGES - 1 < last)/' - \
     "ch09: the chunk's last plane never fetched" $check09
 mutant $ch09 's/if (done >= z0 \&\& done < z_end \&\& x < width)/if (done >= z0 \&\& done < z_end - 1 \&\& x < width)/' - \
     "ch09: the chunk's last output plane never stored" env WB_CONV3D_Z_CHUNK=5 $check09

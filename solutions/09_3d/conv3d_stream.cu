@@ -21,7 +21,7 @@
  *
  * Each thread computes RY = 4 outputs along y, so the mask_h - 1 rows its windows share are read
  * once: RY + mask_h - 1 rows of mask_w values feed RY x mask_h x mask_w x mask_d multiply-adds.
- * Three planes share memory in turn: the one being computed and the next two, which come in
+ * Four planes share memory in turn: the one being computed and the next three, which come in
  * meanwhile without passing through registers; one barrier per plane. Where the GPU has a
  * Tensor Memory Accelerator (sm_90) and the volume's rows are whole 16-byte units (width a
  * multiple of 4), one thread asks it for each plane, zeros outside the volume included;
@@ -29,9 +29,10 @@
  * lies outside). WB_CONV3D_NO_TMA=1 (tests) takes the second way everywhere.
  *
  * Masks 3x3x3, 5x5x5 and 7x7x7 get kernels with every size known at compile time (every loop
- * unrolled, every weight an operand of its FMA straight from the constant bank); any other mask
- * up to 7 on each side runs a kernel with its depth compiled in and its width and height read
- * at run time.
+ * unrolled, every weight's place in the constant bank known, so the compiler keeps weights in
+ * registers: at 5x5x5, 208 of a plane's 500 FMAs on the H100 take theirs from a register and
+ * the rest from a uniform register reloaded each plane); any other mask up to 7 on each side
+ * runs a kernel with its depth compiled in and its width and height read at run time.
  *
  *   plane_fetcher, accumulate   planes into shared memory (TMA or cp.async); one into the queue
  *   conv3d_stream_kernel        the march
@@ -51,7 +52,7 @@ constexpr int MAX_SIDE = 7;
 constexpr int TX = 32;                   // outputs along x per block: one per thread of a warp
 constexpr int THREADS_Y = 8;             // rows of threads
 constexpr int THREADS = TX * THREADS_Y;  // 256
-constexpr int STAGES = 3;                // planes in shared memory: one computed, two coming
+constexpr int STAGES = 4;                // planes in shared memory: one computed, three coming
 constexpr int TARGET_BLOCKS = 2048;      // enough blocks for a few waves on a large GPU
 
 __constant__ float c_mask[MAX_SIDE * MAX_SIDE * MAX_SIDE];
@@ -158,7 +159,7 @@ template <int MW, int MH, int RY, bool TMA> struct plane_fetcher {
             if (started[stage] == z) tensor_wait(&landed[stage], phase(stage));
         } else {
             (void)stage, (void)z;
-            __pipeline_wait_prior(1); /* all but the newest group: plane z */
+            __pipeline_wait_prior(STAGES - 2); /* all but the newest groups: plane z */
         }
     }
 
@@ -243,24 +244,26 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
 #pragma unroll
         for (int r = 0; r < RY; ++r)
             acc[q][r] = 0.0f;
-    // Two planes on their way before the march starts; every step then waits for the older.
+    // STAGES - 1 planes on their way before the march starts; every step waits for the oldest
+    // and starts one more.
     const plane_fetcher<MW, MH, RY, TMA> fetcher(tiles, landed, started, in, &map, width, height,
                                                  depth, x0, y0, mw, mh);
-    fetcher.start(0, first);
-    if (first + 1 <= last)
-        fetcher.start(1, first + 1);
-    else
-        fetcher.none();
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s)
+        if (first + s <= last)
+            fetcher.start(s, first + s);
+        else
+            fetcher.none();
     __syncthreads(); /* what was started is known to everyone */
 
     for (int zi = first, stage = 0; zi <= last; ++zi, stage = stage == STAGES - 1 ? 0 : stage + 1) {
         fetcher.wait(stage, zi); /* plane zi has landed */
         __syncthreads();                 /* for everyone; everyone is done with plane zi - 1 */
-        // ---- TODO 1 begin: start fetching the plane two after this one, into the stage plane
-        // zi - 1 used
+        // ---- TODO 1 begin: start fetching the plane STAGES - 1 after this one, into the stage
+        // plane zi - 1 used
         const int ahead = stage == 0 ? STAGES - 1 : stage - 1;
-        if (zi + 2 <= last)
-            fetcher.start(ahead, zi + 2);
+        if (zi + STAGES - 1 <= last)
+            fetcher.start(ahead, zi + STAGES - 1);
         else
             fetcher.none();
         // ---- TODO 1 end
