@@ -138,7 +138,7 @@ mutant $ch09 's/if (zi + STAGES - 1 <= last)/if (zi + STAGES - 1 < last)/' - \
 mutant $ch09 's/if (done >= z0 \&\& done < z_end \&\& x < width)/if (done >= z0 \&\& done < z_end - 1 \&\& x < width)/' - \
     "ch09: the chunk's last output plane never stored" env WB_CONV3D_Z_CHUNK=5 $check09
 # (a chunk of one output plane, what these small volumes get, never reuses a slot: chunks of 5)
-mutant $ch09 's/acc\[MD - 1\]\[r\] = 0.0f;/{}/' - \
+mutant $ch09 's/acc\[MD - 1\]\[r\]\[c\] = 0.0f;/{}/' - \
     "ch09: the queue's new slot not cleared" env WB_CONV3D_Z_CHUNK=5 $check09
 ch08=solutions/08_streams/strips.cu
 check08="build/ch08_streams --check --own-kernels --size 1000x777,300x1,1x300 --mask-width 1:15,4x2,2x6"

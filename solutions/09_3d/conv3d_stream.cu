@@ -4,7 +4,8 @@
  * you, solutions/09_3d/ the reference; outside the TODO blocks they are identical (a test
  * checks that). Check yours with `make check CH=09`.
  *
- * A block owns a column of outputs: 32 x 32 in x and y, and a run of z_chunk slices. It reads
+ * A block owns a column of outputs: 32 x RX by 32 in x and y (RX = 1 or 2 outputs a thread
+ * along x, below), and a run of z_chunk slices. It reads
  * the input one plane (a slice with its x-y halo) at a time into shared memory, and each input
  * plane feeds mask_d output slices at once: plane zi adds mask slice k to output slice
  * zi - k + mask_d / 2. So each thread keeps, for each of its outputs in x-y, a queue of mask_d
@@ -20,7 +21,9 @@
  * planes of z halo per chunk), and every value read from shared memory feeds mask_d sums.
  *
  * Each thread computes RY = 4 outputs along y, so the mask_h - 1 rows its windows share are read
- * once: RY + mask_h - 1 rows of mask_w values feed RY x mask_h x mask_w x mask_d multiply-adds.
+ * once, and for 5x5x5 and 7x7x7 RX = 2 neighbouring outputs along x, so a row's mask_w + 1 values
+ * feed both: RY + mask_h - 1 rows of mask_w + RX - 1 values feed RX x RY x mask_h x mask_w x
+ * mask_d multiply-adds, and each weight read feeds RX x RY of them.
  * Four planes share memory in turn: the one being computed and the next three, which come in
  * meanwhile without passing through registers; one barrier per plane. Where the GPU has a
  * Tensor Memory Accelerator (sm_90) and the volume's rows are whole 16-byte units (width a
@@ -30,9 +33,9 @@
  *
  * Masks 3x3x3, 5x5x5 and 7x7x7 get kernels with every size known at compile time (every loop
  * unrolled, every weight's place in the constant bank known, so the compiler keeps weights in
- * registers: at 5x5x5, 208 of a plane's 500 FMAs on the H100 take theirs from a register and
- * the rest from a uniform register reloaded each plane); any other mask up to 7 on each side
- * runs a kernel with its depth compiled in and its width and height read at run time.
+ * registers and reloads those that do not fit into uniform registers each plane, as the
+ * machine code shows); any other mask up to 7 on each side runs a kernel with its depth
+ * compiled in and its width and height read at run time.
  *
  *   plane_fetcher, accumulate   planes into shared memory (TMA or cp.async); one into the queue
  *   conv3d_stream_kernel        the march
@@ -49,7 +52,7 @@
 namespace {
 
 constexpr int MAX_SIDE = 7;
-constexpr int TX = 32;                   // outputs along x per block: one per thread of a warp
+constexpr int TX = 32;                   // threads along x: a warp; each has RX outputs
 constexpr int THREADS_Y = 8;             // rows of threads
 constexpr int THREADS = TX * THREADS_Y;  // 256
 constexpr int STAGES = 4;                // planes in shared memory: one computed, three coming
@@ -57,15 +60,18 @@ constexpr int TARGET_BLOCKS = 2048;      // enough blocks for a few waves on a l
 
 __constant__ float c_mask[MAX_SIDE * MAX_SIDE * MAX_SIDE];
 
-// The shared tile of one plane: the block's outputs in x-y plus the mask's halo. A side known
+// The shared tile of one plane: the block's outputs in x-y (TX x RX by THREADS_Y x RY) plus the
+// mask's halo. A side known
 // only at run time is given room for the largest mask. TMA reads from 16-byte boundaries and
 // writes whole 16-byte units: its tile starts LEFT = 4 cells left of the block's first output
 // (room for the largest mask's halo) and its rows are a multiple of 4 cells; every stage of
 // the ring starts on 128 bytes, as TMA needs.
-template <int MW, int MH, int RY, bool TMA> struct tile_shape {
+template <int MW, int MH, int RY, int RX, bool TMA> struct tile_shape {
     static constexpr int LEFT = TMA ? 4 : 0;
     static constexpr int RIGHT = (MW ? MW : MAX_SIDE) - 1 - (MW ? MW : MAX_SIDE) / 2;
-    static constexpr int W = TMA ? (LEFT + TX + RIGHT + 3) / 4 * 4 : TX + (MW ? MW : MAX_SIDE) - 1;
+    static constexpr int COLS = TX * RX; // the block's outputs along x
+    static constexpr int W =
+        TMA ? (LEFT + COLS + RIGHT + 3) / 4 * 4 : COLS + (MW ? MW : MAX_SIDE) - 1;
     static constexpr int H = THREADS_Y * RY + (MH ? MH : MAX_SIDE) - 1;
     static constexpr int CELLS = W * H;
     static constexpr int STAGE = (CELLS + 31) / 32 * 32;           // floats a stage takes
@@ -87,8 +93,8 @@ template <int MW, int MH, int RY, bool TMA> struct tile_shape {
 // volume (-1 outside it: a zero), are the same for every plane, so the fetcher works them out
 // once; a plane then costs an address and a copy a cell, and a thread waits for its own group
 // of copies (the barrier after the wait shares them).
-template <int MW, int MH, int RY, bool TMA> struct plane_fetcher {
-    using T = tile_shape<MW, MH, RY, TMA>;
+template <int MW, int MH, int RY, int RX, bool TMA> struct plane_fetcher {
+    using T = tile_shape<MW, MH, RY, RX, TMA>;
     float *tiles;
     const float *in;
     const CUtensorMap *map;
@@ -181,21 +187,22 @@ template <int MW, int MH, int RY, bool TMA> struct plane_fetcher {
     }
 };
 
-// One plane, in shared memory, into the queue: slot q takes mask slice mask_d - 1 - q.
-template <int MW, int MH, int MD, int RY, int W>
-__device__ void accumulate(float (&acc)[MD][RY], const float (*tile)[W], int col0, int mw,
+// One plane, in shared memory, into the queue: slot q takes mask slice mask_d - 1 - q. A row of
+// the tile gives v[0 .. mw + RX - 2]: output c (0 .. RX - 1) of the thread's row meets v[c + j].
+template <int MW, int MH, int MD, int RY, int RX, int W>
+__device__ void accumulate(float (&acc)[MD][RY][RX], const float (*tile)[W], int col0, int mw,
                            int mh) {
     constexpr int MW_MAX = MW ? MW : MAX_SIDE, MH_MAX = MH ? MH : MAX_SIDE;
     mw = MW ? MW : mw; /* compile-time where the kernel's sizes are: constant weight indices */
     mh = MH ? MH : mh;
-    const int row0 = threadIdx.y * RY, col = col0 + threadIdx.x;
+    const int row0 = threadIdx.y * RY, col = col0 + threadIdx.x * RX;
 #pragma unroll
     for (int in_row = 0; in_row < RY + MH_MAX - 1; ++in_row) {
         if (!MH && in_row >= RY + mh - 1) break;
-        float v[MW_MAX];
+        float v[MW_MAX + RX - 1];
 #pragma unroll
-        for (int j = 0; j < MW_MAX; ++j)
-            v[j] = (MW || j < mw) ? tile[row0 + in_row][col + j] : 0.0f;
+        for (int j = 0; j < MW_MAX + RX - 1; ++j)
+            v[j] = (MW || j < mw + RX - 1) ? tile[row0 + in_row][col + j] : 0.0f;
 #pragma unroll
         for (int r = 0; r < RY; ++r) {
             const int i = in_row - r; // the mask row that meets this input row for output r
@@ -206,48 +213,54 @@ __device__ void accumulate(float (&acc)[MD][RY], const float (*tile)[W], int col
                 const int k = MD - 1 - q;
 #pragma unroll
                 for (int j = 0; j < MW_MAX; ++j)
-                    if (MW || j < mw) acc[q][r] += c_mask[(k * mh + i) * mw + j] * v[j];
+#pragma unroll
+                    for (int c = 0; c < RX; ++c)
+                        if (MW || j < mw) acc[q][r][c] += c_mask[(k * mh + i) * mw + j] * v[c + j];
             }
             // ---- TODO 2 end
         }
     }
 }
 
-// Two blocks an SM where the queue and the window leave room for them (the 7x7x7 kernel, and
-// the run-time ones of depth 4 and more, would spill to local memory): 128 registers a thread.
-template <int MW, int MD, int RY> constexpr int blocks_per_sm() {
-    return (MW ? MW : MAX_SIDE) * MD * RY <= 100 ? 2 : 1;
+// Two blocks an SM (128 registers a thread) where the queue and the window leave room; one
+// (up to 255) for the 7x7x7 kernel and the run-time ones of depth 4 and more, which would spill
+// to local memory, and for queues of 40 sums or more: 5x5x5 with RX = 2 then has room for its
+// 125 weights in registers (H100, 512^3: 71.6% of the FMA peak, against 69.5% with two blocks).
+template <int MW, int MD, int RY, int RX> constexpr int blocks_per_sm() {
+    return (MW ? MW : MAX_SIDE) * MD * RY <= 100 && MD * RY * RX < 40 ? 2 : 1;
 }
 
-template <int MW, int MH, int MD, int RY, bool TMA>
-__global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
+template <int MW, int MH, int MD, int RY, int RX, bool TMA>
+__global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY, RX>())
     conv3d_stream_kernel(const float *__restrict__ in, float *__restrict__ out,
                          const __grid_constant__ CUtensorMap map, int width, int height,
                          int depth, int mask_w, int mask_h, int z_chunk) {
-    using T = tile_shape<MW, MH, RY, TMA>;
+    using T = tile_shape<MW, MH, RY, RX, TMA>;
     constexpr int TY = THREADS_Y * RY;
     __shared__ __align__(128) float tiles[STAGES * T::STAGE];
     __shared__ uint64_t landed[STAGES];
     __shared__ int started[2 * STAGES];
     const int mw = MW ? MW : mask_w, mh = MH ? MH : mask_h;
-    const int x0 = blockIdx.x * TX, y0 = blockIdx.y * TY;
-    const int x = x0 + threadIdx.x, y_first = y0 + threadIdx.y * RY;
+    const int x0 = blockIdx.x * T::COLS, y0 = blockIdx.y * TY;
+    const int x = x0 + threadIdx.x * RX, y_first = y0 + threadIdx.y * RY; /* first outputs */
     (void)x, (void)y_first; /* used in TODO 3 */
     const int z0 = blockIdx.z * z_chunk, z_end = min(z0 + z_chunk, depth);
     // The input planes this chunk needs: its first output's mask_d / 2 planes before it, its
     // last output's mask_d - 1 - mask_d / 2 after it.
     const int first = z0 - MD / 2, last = z_end - 1 + (MD - 1 - MD / 2);
 
-    float acc[MD][RY];
+    float acc[MD][RY][RX];
 #pragma unroll
     for (int q = 0; q < MD; ++q)
 #pragma unroll
         for (int r = 0; r < RY; ++r)
-            acc[q][r] = 0.0f;
+#pragma unroll
+            for (int c = 0; c < RX; ++c)
+                acc[q][r][c] = 0.0f;
     // STAGES - 1 planes on their way before the march starts; every step waits for the oldest
     // and starts one more.
-    const plane_fetcher<MW, MH, RY, TMA> fetcher(tiles, landed, started, in, &map, width, height,
-                                                 depth, x0, y0, mw, mh);
+    const plane_fetcher<MW, MH, RY, RX, TMA> fetcher(tiles, landed, started, in, &map, width,
+                                                     height, depth, x0, y0, mw, mh);
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s)
         if (first + s <= last)
@@ -267,24 +280,30 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY>())
         else
             fetcher.none();
         // ---- TODO 1 end
-        accumulate<MW, MH, MD, RY>(acc, fetcher.tile(stage), fetcher.col0, mw, mh);
+        accumulate<MW, MH, MD, RY, RX>(acc, fetcher.tile(stage), fetcher.col0, mw, mh);
         // ---- TODO 3 begin: store the output slot 0 finished, if it is one of the chunk's, and
         // move the queue down
         const int done = zi - (MD - 1) + MD / 2;
         if (done >= z0 && done < z_end && x < width) {
 #pragma unroll
             for (int r = 0; r < RY; ++r)
-                if (y_first + r < height)
-                    out[((size_t)done * height + y_first + r) * width + x] = acc[0][r];
+#pragma unroll
+                for (int c = 0; c < RX; ++c)
+                    if (y_first + r < height && x + c < width)
+                        out[((size_t)done * height + y_first + r) * width + x + c] = acc[0][r][c];
         }
 #pragma unroll
         for (int q = 0; q < MD - 1; ++q)
 #pragma unroll
             for (int r = 0; r < RY; ++r)
-                acc[q][r] = acc[q + 1][r];
+#pragma unroll
+                for (int c = 0; c < RX; ++c)
+                    acc[q][r][c] = acc[q + 1][r][c];
 #pragma unroll
         for (int r = 0; r < RY; ++r)
-            acc[MD - 1][r] = 0.0f;
+#pragma unroll
+            for (int c = 0; c < RX; ++c)
+                acc[MD - 1][r][c] = 0.0f;
         // ---- TODO 3 end
     }
     fetcher.drain(); /* no copy outlives the block */
@@ -324,24 +343,24 @@ static int chunk_length(long xy_blocks, int depth, int mask_weights, bool tma, i
     return (int)((depth + chunks - 1) / chunks);
 }
 
-template <int MW, int MH, int MD, int RY = 4>
+template <int MW, int MH, int MD, int RX = 1, int RY = 4>
 void launch(const float *d_in, float *d_out, int width, int height, int depth, int mask_w,
             int mask_h) {
-    constexpr int TY = THREADS_Y * RY;
-    const int blocks_x = (width + TX - 1) / TX, blocks_y = (height + TY - 1) / TY;
+    constexpr int TY = THREADS_Y * RY, COLS = TX * RX;
+    const int blocks_x = (width + COLS - 1) / COLS, blocks_y = (height + TY - 1) / TY;
     if (blocks_y > 65535)
         wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: height %d needs more than 65535 blocks",
                height);
     // TMA where the code runs as sm_90 or later and the volume suits it (tensor_copy.cuh).
-    static const kernel_fit with_tma = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, true>);
-    static const kernel_fit without = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, false>);
+    static const kernel_fit with_tma = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, RX, true>);
+    static const kernel_fit without = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, RX, false>);
     static const char *no_tma = getenv("WB_CONV3D_NO_TMA");
-    using T = tile_shape<MW, MH, RY, true>;
+    using T = tile_shape<MW, MH, RY, RX, true>;
     CUtensorMap map = {};
     const bool tma = with_tma.binary_version >= 90 && !(no_tma && *no_tma == '1') &&
                      tensor_map_3d(&map, d_in, width, height, depth, T::W, T::H);
-    const kernel_fn kernel = tma ? conv3d_stream_kernel<MW, MH, MD, RY, true>
-                                 : conv3d_stream_kernel<MW, MH, MD, RY, false>;
+    const kernel_fn kernel = tma ? conv3d_stream_kernel<MW, MH, MD, RY, RX, true>
+                                 : conv3d_stream_kernel<MW, MH, MD, RY, RX, false>;
     int device, sms;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
@@ -384,11 +403,11 @@ void conv3d_stream_launch(const float *d_in, float *d_out, int width, int height
     const int cube = mask_w == mask_h && mask_h == mask_d ? mask_w : 0;
     // Four outputs a thread along y for every cube: on an H100, 8 for 3x3x3 and 2 for 5x5x5
     // and 7x7x7 were slower (0.508 against 0.473 ms, 1.180 against 1.171, 2.788 against 2.670
-    // at 512^3).
+    // at 512^3). Two along x for 5x5x5 and 7x7x7 (RX): 0.828 to 0.700 ms and 2.126 to 2.000.
     switch (cube) {
     case 3: return launch<3, 3, 3>(d_in, d_out, width, height, depth, mask_w, mask_h);
-    case 5: return launch<5, 5, 5>(d_in, d_out, width, height, depth, mask_w, mask_h);
-    case 7: return launch<7, 7, 7>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 5: return launch<5, 5, 5, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 7: return launch<7, 7, 7, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
     default: break;
     }
     switch (mask_d) {
