@@ -5,11 +5,11 @@
  * checks that). Check yours with `make check CH=09`.
  *
  * A block owns a column of outputs: 32 x RX by 32 in x and y (RX = 1 or 2 outputs a thread
- * along x, below), and a run of z_chunk slices. It reads
- * the input one plane (a slice with its x-y halo) at a time into shared memory, and each input
- * plane feeds mask_d output slices at once: plane zi adds mask slice k to output slice
- * zi - k + mask_d / 2. So each thread keeps, for each of its outputs in x-y, a queue of mask_d
- * partial sums in registers, one per output slice still open:
+ * along x, below), and a run of z_chunk slices. It reads the input one plane (a slice with its
+ * x-y halo) at a time into shared memory, and each input plane feeds mask_d output slices at
+ * once: plane zi adds mask slice k to output slice zi - k + mask_d / 2. So each thread keeps,
+ * for each of its outputs in x-y, a queue of mask_d partial sums in registers, one per output
+ * slice still open:
  *
  *      queue slot q:        0              1        ...     mask_d - 1
  *      output slice:   zi - (mask_d-1) + a   ...   ...    zi + a          (a = mask_d / 2)
@@ -61,11 +61,10 @@ constexpr int TARGET_BLOCKS = 2048;      // enough blocks for a few waves on a l
 __constant__ float c_mask[MAX_SIDE * MAX_SIDE * MAX_SIDE];
 
 // The shared tile of one plane: the block's outputs in x-y (TX x RX by THREADS_Y x RY) plus the
-// mask's halo. A side known
-// only at run time is given room for the largest mask. TMA reads from 16-byte boundaries and
-// writes whole 16-byte units: its tile starts LEFT = 4 cells left of the block's first output
-// (room for the largest mask's halo) and its rows are a multiple of 4 cells; every stage of
-// the ring starts on 128 bytes, as TMA needs.
+// mask's halo. A side known only at run time is given room for the largest mask. TMA reads from
+// 16-byte boundaries and writes whole 16-byte units: its tile starts LEFT = 4 cells left of the
+// block's first output (room for the largest mask's halo) and its rows are a multiple of 4
+// cells; every stage of the ring starts on 128 bytes, as TMA needs.
 template <int MW, int MH, int RY, int RX, bool TMA> struct tile_shape {
     static constexpr int LEFT = TMA ? 4 : 0;
     static constexpr int RIGHT = (MW ? MW : MAX_SIDE) - 1 - (MW ? MW : MAX_SIDE) / 2;
@@ -271,7 +270,7 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY, RX>())
 
     for (int zi = first, stage = 0; zi <= last; ++zi, stage = stage == STAGES - 1 ? 0 : stage + 1) {
         fetcher.wait(stage, zi); /* plane zi has landed */
-        __syncthreads();                 /* for everyone; everyone is done with plane zi - 1 */
+        __syncthreads(); /* for everyone; everyone is done with plane zi - 1 */
         // ---- TODO 1 begin: start fetching the plane STAGES - 1 after this one, into the stage
         // plane zi - 1 used
         const int ahead = stage == 0 ? STAGES - 1 : stage - 1;
@@ -403,7 +402,7 @@ void conv3d_stream_launch(const float *d_in, float *d_out, int width, int height
     const int cube = mask_w == mask_h && mask_h == mask_d ? mask_w : 0;
     // Four outputs a thread along y for every cube: on an H100, 8 for 3x3x3 and 2 for 5x5x5
     // and 7x7x7 were slower (0.508 against 0.473 ms, 1.180 against 1.171, 2.788 against 2.670
-    // at 512^3). Two along x for 5x5x5 and 7x7x7 (RX): 0.828 to 0.700 ms and 2.126 to 2.000.
+    // at 512^3). Two along x for 5x5x5 and 7x7x7 (RX): 0.828 to 0.700 ms and 2.126 to 1.999.
     switch (cube) {
     case 3: return launch<3, 3, 3>(d_in, d_out, width, height, depth, mask_w, mask_h);
     case 5: return launch<5, 5, 5, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
