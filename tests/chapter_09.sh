@@ -12,14 +12,17 @@ usage_error "ch09_no_tma_not_switch" "WB_CONV3D_NO_TMA='yes' is neither 0 nor 1"
 # so its blocks would march through many planes only at 512^3: WB_CONV3D_Z_CHUNK makes them
 # march through the whole depth (every stage of the ring reused, the queue shifting between
 # stored slices), or through chunks of 5 slices with a shorter last one, and the sanitizers
-# watch long marches too. Yours as well: `make check CH=09` runs them.
+# watch long marches too. Yours as well: `make check CH=09` runs them. A width of 132 gives the
+# two-outputs-along-x kernels (64 columns a block) three blocks along x, the last one with 4
+# columns, through TMA (a width that is a multiple of 4) on sm_90.
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
     add "ch09_${kind}_long_march" "gpu;ch09;$kind" env WB_CONV3D_Z_CHUNK=65535 "$binary" \
         --check --own-kernels --size 17x33x31,40x37x29,1x1x300 --mask-width "1:7,$non_cubic_09"
     add "ch09_${kind}_chunks_of_5" "gpu;ch09;$kind" env WB_CONV3D_Z_CHUNK=5 "$binary" \
-        --check --own-kernels --size 17x33x31,9x8x23,40x9x23 --mask-width "1:7,2x3x4,3x4x5"
+        --check --own-kernels --size 17x33x31,9x8x23,40x9x23,132x5x9 \
+        --mask-width "1:7,2x3x4,3x4x5"
 done
 # Planes come through the Tensor Memory Accelerator where the width is a multiple of 4 (on
 # sm_90), through cp.async elsewhere: the same volumes both ways.

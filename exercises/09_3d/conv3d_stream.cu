@@ -4,8 +4,9 @@
  * you, solutions/09_3d/ the reference; outside the TODO blocks they are identical (a test
  * checks that). Check yours with `make check CH=09`.
  *
- * A block owns a column of outputs: 32 x RX by 32 in x and y (RX = 1 or 2 outputs a thread
- * along x, below), and a run of z_chunk slices. It reads the input one plane (a slice with its
+ * A block owns a column of outputs: 32 x RX by 8 x RY in x and y (RX outputs a thread along x,
+ * RY along y, below: 32 x 32 for 3x3x3, 64 x 32 for 5x5x5, 64 x 16 for 7x7x7), and a run of
+ * z_chunk slices. It reads the input one plane (a slice with its
  * x-y halo) at a time into shared memory, and each input plane feeds mask_d output slices at
  * once: plane zi adds mask slice k to output slice zi - k + mask_d / 2. So each thread keeps,
  * for each of its outputs in x-y, a queue of mask_d partial sums in registers, one per output
@@ -20,10 +21,10 @@
  * Every input voxel is read from global memory about once (plus the x-y halo, and mask_d - 1
  * planes of z halo per chunk), and every value read from shared memory feeds mask_d sums.
  *
- * Each thread computes RY = 4 outputs along y, so the mask_h - 1 rows its windows share are read
- * once, and for 5x5x5 and 7x7x7 RX = 2 neighbouring outputs along x, so a row's mask_w + 1 values
- * feed both: RY + mask_h - 1 rows of mask_w + RX - 1 values feed RX x RY x mask_h x mask_w x
- * mask_d multiply-adds, and each weight read feeds RX x RY of them.
+ * Each thread computes RY outputs along y (4; 2 for 7x7x7), so the mask_h - 1 rows its windows
+ * share are read once, and for 5x5x5 and 7x7x7 RX = 2 neighbouring outputs along x, so a row's
+ * mask_w + 1 values feed both: RY + mask_h - 1 rows of mask_w + RX - 1 values feed
+ * RX x RY x mask_h x mask_w x mask_d multiply-adds, and each weight read feeds RX x RY of them.
  * Four planes share memory in turn: the one being computed and the next three, which come in
  * meanwhile without passing through registers; one barrier per plane. Where the GPU has a
  * Tensor Memory Accelerator (sm_90) and the volume's rows are whole 16-byte units (width a
@@ -217,10 +218,11 @@ __device__ void accumulate(float (&acc)[MD][RY][RX], const float (*tile)[W], int
     }
 }
 
-// Two blocks an SM (128 registers a thread) where the queue and the window leave room; one
-// (up to 255) for the 7x7x7 kernel and the run-time ones of depth 4 and more, which would spill
-// to local memory, and for queues of 40 sums or more: 5x5x5 with RX = 2 then has room for its
-// 125 weights in registers (H100, 512^3: 71.6% of the FMA peak, against 69.5% with two blocks).
+// The blocks an SM the compiler must leave room for, and so its registers a thread: two (128)
+// where the queue and the window fit; one (up to 255) for the run-time kernels of depth 4 and
+// more, which would spill to local memory, and for queues of 40 sums or more. ptxas gives 5x5x5
+// with RX = 2 (a queue of 40) only 128 registers, so two of its blocks still fit an SM, and its
+// code is faster than under a bound of two (124 registers; chapter 09's lesson has the numbers).
 template <int MW, int MD, int RY, int RX> constexpr int blocks_per_sm() {
     return (MW ? MW : MAX_SIDE) * MD * RY <= 100 && MD * RY * RX < 40 ? 2 : 1;
 }
@@ -380,13 +382,15 @@ void conv3d_stream_launch(const float *d_in, float *d_out, int width, int height
         wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: volume %dx%dx%d, mask %dx%dx%d (1..%d a side)",
                width, height, depth, mask_w, mask_h, mask_d, MAX_SIDE);
     const int cube = mask_w == mask_h && mask_h == mask_d ? mask_w : 0;
-    // Four outputs a thread along y for every cube: on an H100, 8 for 3x3x3 and 2 for 5x5x5
-    // and 7x7x7 were slower (0.508 against 0.473 ms, 1.180 against 1.171, 2.788 against 2.670
-    // at 512^3). Two along x for 5x5x5 and 7x7x7 (RX): 0.828 to 0.700 ms and 2.126 to 1.999.
+    // On H100s at 512^3: four outputs a thread along y, not 8, for 3x3x3 (0.473 against 0.508
+    // ms) and not 2 for 5x5x5 (1.171 against 1.180, one along x). Two along x for 5x5x5 and
+    // 7x7x7 (RX): 0.828 to 0.700 ms and 2.126 to 1.999. 7x7x7 with four along y needs 254
+    // registers, one block an SM, and ran 1.94 or 2.09 ms by host; two along y (two blocks an
+    // SM) ran 1.94 ms on both.
     switch (cube) {
     case 3: return launch<3, 3, 3>(d_in, d_out, width, height, depth, mask_w, mask_h);
     case 5: return launch<5, 5, 5, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
-    case 7: return launch<7, 7, 7, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
+    case 7: return launch<7, 7, 7, 2, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
     default: break;
     }
     switch (mask_d) {
