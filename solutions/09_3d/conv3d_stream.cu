@@ -6,11 +6,10 @@
  *
  * A block owns a column of outputs: 32 x RX by 8 x RY in x and y (RX outputs a thread along x,
  * RY along y, below: 32 x 32 for 3x3x3, 64 x 32 for 5x5x5, 64 x 16 for 7x7x7), and a run of
- * z_chunk slices. It reads the input one plane (a slice with its
- * x-y halo) at a time into shared memory, and each input plane feeds mask_d output slices at
- * once: plane zi adds mask slice k to output slice zi - k + mask_d / 2. So each thread keeps,
- * for each of its outputs in x-y, a queue of mask_d partial sums in registers, one per output
- * slice still open:
+ * z_chunk slices. It reads the input one plane (a slice with its x-y halo) at a time into
+ * shared memory, and each input plane feeds mask_d output slices at once: plane zi adds mask
+ * slice k to output slice zi - k + mask_d / 2. So each thread keeps, for each of its outputs in
+ * x-y, a queue of mask_d partial sums in registers, one per output slice still open:
  *
  *      queue slot q:        0              1        ...     mask_d - 1
  *      output slice:   zi - (mask_d-1) + a   ...   ...    zi + a          (a = mask_d / 2)
