@@ -9,15 +9,16 @@
  *   tile      a block's 32 rows of 8 x OUTPUTS outputs (128 columns with 16 a thread) need
  *             31 + mask_h rows of inputs; they are copied to shared memory (sized for the mask)
  *             with cp.async (zeros outside the image), once
- *   weights   the mask, one row per 32 floats, in shared memory too: a thread reads them as
- *             float4 broadcasts (every lane the same address), each four just before their FMAs
- *   a thread  one row (its lane) of OUTPUTS neighbouring outputs (16, 24 or 32: its warp's
- *             segment; launch picks it by the mask's width); per mask row it slides the row's
- *             weights along a window of inputs, taps in groups of four: each group reads four
- *             more inputs and four weights as float4s just before its 4 x OUTPUTS FMAs, so about
- *             OUTPUTS + 8 window registers are live, not all OUTPUTS + 4 x groups (16 outputs:
- *             56 registers, four blocks per SM). At 31x31 with 16, 20 loads feed 496 FMAs per
- *             mask row; with 32, 24 loads feed 992
+ *   weights   the mask, one row per 32 floats, in constant memory. The row index is the loop's
+ *             counter, the same in every thread, so the compiler loads each pair of weights
+ *             into a uniform register (ULDC.64, once per warp) and the FMAs read it there
+ *             (FFMA R, R, UR, R): no shared-memory load, no per-thread register for a weight
+ *   a thread  one row (its lane) of OUTPUTS neighbouring outputs (16 or 32: its warp's segment;
+ *             launch picks it by the mask's width); per mask row it slides the row's weights
+ *             along a window of inputs, taps in groups of four: each group reads four more
+ *             inputs as a float4 just before its 4 x OUTPUTS FMAs, so about OUTPUTS + 8 window
+ *             registers are live, not all OUTPUTS + 4 x groups (16 outputs: 48 registers, four
+ *             blocks per SM). At 31x31 with 32 outputs, 16 loads feed 992 FMAs per mask row
  *
  * Lanes of a warp are on 32 rows, so the float4 loads are served a quarter-warp at a time: 8
  * rows, a pitch of 4 modulo 32 floats apart (164 with 16 outputs), fill the 32 banks exactly
@@ -26,7 +27,10 @@
  * warp-uniform switch, so no FMA meets a zero weight. Measured on the H100 at 31x31: the first
  * version (the whole window loaded first, taps rounded up to 4, tested at run time) ran at 67%
  * of the FP32 peak with 18% of its instructions not FMAs; this one at 77%, 80% since interior
- * tiles copy with no bounds test (below), and 81% with 32 outputs a thread (launch).
+ * tiles copy with no bounds test (below), 81% with 32 outputs a thread (launch), and 88% to 89%
+ * with the weights read from the constant bank instead of shared memory as float4 broadcasts
+ * (2026-11-27: 15x15 69% to 74-75%, 17x17 71% to 78-79%; one H100 host to the next the same
+ * kernel moves by about a point).
  */
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -47,8 +51,7 @@ template <int OUTPUTS> struct direct_shape {
     static constexpr int copied = cols + 32;
     static constexpr int pitch = copied + 4;
     static size_t shared_bytes(int mask_h) {
-        return sizeof(float) * ((size_t)(DIRECT_ROWS + mask_h - 1) * pitch +
-                                (size_t)mask_h * WEIGHT_PITCH);
+        return sizeof(float) * (size_t)(DIRECT_ROWS + mask_h - 1) * pitch;
     }
 };
 
@@ -86,7 +89,7 @@ __device__ __forceinline__ void apply_taps(float *acc, const float *window, cons
 
 /* GROUPS = ceil(mask_w / 4): the taps of a mask row come in groups of 4, the last one holding
  * 1 to 4 (a switch, warp-uniform: no FMA is spent on a zero weight). OUTPUTS: a thread's
- * neighbouring outputs (16, 24 or 32), BLOCKS: blocks an SM must hold (the register budget). */
+ * neighbouring outputs (16 or 32), BLOCKS: blocks an SM must hold (the register budget). */
 template <int GROUPS, int OUTPUTS, int BLOCKS>
 __global__ void __launch_bounds__(DIRECT_WARPS * 32, BLOCKS)
     direct_large_kernel(const float *in, float *out, size_t pitch, int width, int height,
@@ -99,10 +102,8 @@ __global__ void __launch_bounds__(DIRECT_WARPS * 32, BLOCKS)
     const int x0 = blockIdx.x * DIRECT_COLS, y0 = blockIdx.y * DIRECT_ROWS;
     const int rows = DIRECT_ROWS + mask_h - 1, span = DIRECT_COLS + mask_w - 1;
     const int first_row = y0 - mask_h / 2, first_col = x0 - mask_w / 2;
-    float *s_in = shared, *s_w = shared + rows * DIRECT_PITCH; /* rows * pitch: 16-byte steps */
+    float *s_in = shared;
 
-    for (int k = threadIdx.x; k < mask_h * WEIGHT_PITCH; k += blockDim.x)
-        s_w[k] = c_direct[k];
     /* the columns a window may touch: DIRECT_COPIED, past the span too (see the last group) */
     const bool interior = first_row >= 0 && first_row + rows <= height && first_col >= 0 &&
                           first_col + DIRECT_COPIED <= width;
@@ -144,7 +145,7 @@ __global__ void __launch_bounds__(DIRECT_WARPS * 32, BLOCKS)
     const int first = warp * OUTPUTS, last_taps = mask_w - 4 * (GROUPS - 1);
     for (int i = 0; i < mask_h; ++i) {
         const float *source = s_in + (lane + i) * DIRECT_PITCH + first;
-        const float *weights = s_w + i * WEIGHT_PITCH;
+        const float *weights = c_direct + i * WEIGHT_PITCH;
         /* Inputs arrive four at a time, just ahead of the group that first needs them: about
          * OUTPUTS + 8 of the window's registers are live at once, not all OUTPUTS + 4 x GROUPS. */
         float window[OUTPUTS + 4 * GROUPS], w[4];
@@ -154,7 +155,9 @@ __global__ void __launch_bounds__(DIRECT_WARPS * 32, BLOCKS)
 #pragma unroll
         for (int g = 0; g < GROUPS; ++g) {
             load4(source + OUTPUTS + 4 * g, &window[OUTPUTS + 4 * g]);
-            load4(weights + 4 * g, w);
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                w[j] = weights[4 * g + j];
             if (g < GROUPS - 1) {
                 apply_taps<4, OUTPUTS>(acc, window + 4 * g, w);
                 continue;
@@ -195,10 +198,13 @@ static void launch_groups(const float *d_in, float *d_out, size_t pitch, int wid
     switch ((mask_w + 3) / 4) {
 #define DIRECT_CASE(g)                                                                             \
     case g:                                                                                        \
-        CUDA_CHECK(cudaFuncSetAttribute(direct_large_kernel<g, OUTPUTS, BLOCKS>,                   \
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes)); \
-        direct_large_kernel<g, OUTPUTS, BLOCKS><<<blocks, DIRECT_WARPS * 32, bytes>>>(             \
-            d_in, d_out, pitch, width, height, mask_w, mask_h);                                    \
+        if constexpr (OUTPUTS == 16 ? g <= 5 : g >= 5) { /* only the widths launch gives it */    \
+            CUDA_CHECK(cudaFuncSetAttribute(direct_large_kernel<g, OUTPUTS, BLOCKS>,               \
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize,           \
+                                            (int)bytes));                                          \
+            direct_large_kernel<g, OUTPUTS, BLOCKS><<<blocks, DIRECT_WARPS * 32, bytes>>>(         \
+                d_in, d_out, pitch, width, height, mask_w, mask_h);                                \
+        }                                                                                          \
         break;
         DIRECT_CASE(1) DIRECT_CASE(2) DIRECT_CASE(3) DIRECT_CASE(4)
         DIRECT_CASE(5) DIRECT_CASE(6) DIRECT_CASE(7) DIRECT_CASE(8)
@@ -217,16 +223,14 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
     if (pitch % 16 || (size_t)d_out % 16)
         wb_die(WB_EXIT_USAGE, "direct_large_launch: rows must be 16-byte aligned (pitch %zu)",
                pitch);
-    /* A thread's outputs by tap groups, as measured on an H100 (random masks, 8192 x 8192,
-     * 2026-11-26; % of the FP32 peak with 16 / 24 / 32 outputs): 15x15 69.2 / 68.6 / 68.5,
-     * 17x17 70.6 / 71.5 / 69.1, 19x19 72.3 / 75.2 / 72.5, 21x21 75.5 / 74.9 / 74.6, 25x25
-     * 76.1 / 78.3 / 78.3, 31x31 78.8 / 80.3 / 81.1. More outputs load fewer inputs and weights
-     * per FMA; 32 need 80 registers, so three blocks an SM, not four (24 with a mask 28 to 31
-     * rows tall: three too, for shared memory). */
-    switch ((mask_w + 3) / 4) {
-    case 5:
-    case 7: launch_groups<24, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
-    case 8: launch_groups<32, 3>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
-    default: launch_groups<16, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h); break;
-    }
+    /* A thread's outputs by the mask's width, as measured on an H100 (random masks, 8192 x
+     * 8192, 2026-11-27, weights from the constant bank; % of the FP32 peak with 16 outputs and
+     * four blocks an SM / 32 and three): 15x15 74.3 / 73.3, 17x17 77.8 / 77.3, 19x19 79.4 /
+     * 80.9, 21x21 81.7 / 82.3, 25x25 83.6 / 86.1, 31x31 85.4 / 88.2 (24 outputs, three or four
+     * blocks, and 16 with five, were never the best). More outputs load fewer inputs per FMA;
+     * 32 need 80 registers, so three blocks an SM. */
+    if (mask_w <= 17)
+        launch_groups<16, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h);
+    else
+        launch_groups<32, 3>(d_in, d_out, pitch, width, height, mask_w, mask_h);
 }

@@ -10,6 +10,11 @@
  *                      upload landed, its download behind an event that says its kernel ended.
  *                      Image i + K reuses the buffers: its upload queues behind image i's
  *                      download on the same stream, so it cannot overwrite them too early.
+ *                      Copies of one direction go one at a time, in the images' order: each
+ *                      upload waits for the one before (another stream's), each download too.
+ *                      Two uploads at once share the link's direction and both land late; the
+ *                      ideal assumes one copy a direction at a time (measured: the lesson's
+ *                      "Copies in order", a small gain inside the run-to-run spread).
  *
  * Each mode is timed without marks (BATCH_TIMED_RUNS runs, after a warm-up: the median), then
  * run once more with marks around every step, for the timeline (timeline.h): timing events around
@@ -97,7 +102,7 @@ enum mode { SERIAL_PAGEABLE, SERIAL_PINNED, PIPELINED };
 struct lane { /* one copy stream's GPU buffers and events */
     cudaStream_t stream;
     float *d_in, *d_out;
-    cudaEvent_t uploaded, computed;
+    cudaEvent_t uploaded, computed, downloaded;
 };
 
 struct run {
@@ -129,6 +134,10 @@ static double run_mode(struct run *r, enum mode mode, int streams, struct stage_
         const int index = mode == PIPELINED ? i % streams : 0, planes = b->convolved[i];
         const size_t row = (size_t)img->width * sizeof(float), pitch = strips_pitch(img->width);
         const size_t rows = (size_t)img->height * planes;
+        /* the copy of this direction before this one: another stream's, to wait for */
+        const struct lane *before = &r->lanes[(i + streams - 1) % streams];
+        const int in_order = mode == PIPELINED && streams > 1 && i > 0;
+        if (in_order) CUDA_CHECK(cudaStreamWaitEvent(copy, before->uploaded, 0));
         marks_begin(marks, i, STAGE_UPLOAD, index, (double)(row * rows), copy);
         CUDA_CHECK(cudaMemcpy2DAsync(lane->d_in, pitch, r->h_in[pinned][i], row, row, rows,
                                      cudaMemcpyHostToDevice, copy));
@@ -148,11 +157,13 @@ static double run_mode(struct run *r, enum mode mode, int streams, struct stage_
         if (mode == PIPELINED) {
             CUDA_CHECK(cudaEventRecord(lane->computed, legacy));
             CUDA_CHECK(cudaStreamWaitEvent(copy, lane->computed, 0));
+            if (in_order) CUDA_CHECK(cudaStreamWaitEvent(copy, before->downloaded, 0));
         }
         marks_begin(marks, i, STAGE_DOWNLOAD, index, (double)(row * rows), copy);
         CUDA_CHECK(cudaMemcpy2DAsync(r->h_out[pinned][i], row, lane->d_out, pitch, row, rows,
                                      cudaMemcpyDeviceToHost, copy));
         marks_end(marks, copy);
+        if (mode == PIPELINED) CUDA_CHECK(cudaEventRecord(lane->downloaded, copy));
     }
     for (int k = 0; k < streams && mode == PIPELINED; ++k) {
         CUDA_CHECK(cudaEventRecord(r->lanes[k].computed, r->lanes[k].stream));
@@ -306,6 +317,7 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
         r.lanes[k].d_out = (float *)device_malloc(largest, "a batch output buffer");
         CUDA_CHECK(cudaEventCreateWithFlags(&r.lanes[k].uploaded, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreateWithFlags(&r.lanes[k].computed, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&r.lanes[k].downloaded, cudaEventDisableTiming));
     }
     for (int h = 0; h < 2; ++h) {
         r.h_in[h] = (const float **)host_malloc(sizeof(float *) * b->count, "image pointers");
@@ -421,6 +433,7 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
         CUDA_CHECK(cudaFree(r.lanes[k].d_out));
         CUDA_CHECK(cudaEventDestroy(r.lanes[k].uploaded));
         CUDA_CHECK(cudaEventDestroy(r.lanes[k].computed));
+        CUDA_CHECK(cudaEventDestroy(r.lanes[k].downloaded));
     }
     marks_free(r.marks);
     CUDA_CHECK(cudaEventDestroy(r.start));
