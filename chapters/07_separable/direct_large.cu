@@ -18,7 +18,8 @@
  *             along a window of inputs, taps in groups of four: each group reads four more
  *             inputs as a float4 just before its 4 x OUTPUTS FMAs, so about OUTPUTS + 8 window
  *             registers are live, not all OUTPUTS + 4 x groups (16 outputs: 48 registers, four
- *             blocks per SM). At 31x31 with 32 outputs, 16 loads feed 992 FMAs per mask row
+ *             blocks per SM). At 31x31 with 32 outputs, 16 shared-memory loads and 16 ULDC.64
+ *             (one a warp) feed 992 FMAs per mask row
  *
  * Lanes of a warp are on 32 rows, so the float4 loads are served a quarter-warp at a time: 8
  * rows, a pitch of 4 modulo 32 floats apart (164 with 16 outputs), fill the 32 banks exactly
@@ -29,8 +30,8 @@
  * of the FP32 peak with 18% of its instructions not FMAs; this one at 77%, 80% since interior
  * tiles copy with no bounds test (below), 81% with 32 outputs a thread (launch), and 88% to 89%
  * with the weights read from the constant bank instead of shared memory as float4 broadcasts
- * (2026-11-27: 15x15 69% to 74-75%, 17x17 71% to 78-79%; one H100 host to the next the same
- * kernel moves by about a point).
+ * (2026-11-27, with the outputs a thread launch picks now: 15x15 69% to 74.3-75.5%, 17x17 71%
+ * to 77.8-78.7% across H100 hosts; the lesson's Deeper part has the steps).
  */
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -41,7 +42,8 @@ enum {
     MAX_SIDE = LOWRANK_MAX_SIDE,
     DIRECT_ROWS = 32, /* a block's output rows: one per lane */
     DIRECT_WARPS = 8, /* each takes a segment of OUTPUTS neighbouring columns */
-    WEIGHT_PITCH = 32
+    WEIGHT_PITCH = 32,
+    WIDE_FROM = 18 /* masks this wide and wider: 32 outputs a thread, narrower ones 16 (launch) */
 };
 
 /* A block of OUTPUTS outputs a thread: its columns, those it copies (up to 31 halo, the rest
@@ -198,17 +200,24 @@ static void launch_groups(const float *d_in, float *d_out, size_t pitch, int wid
     switch ((mask_w + 3) / 4) {
 #define DIRECT_CASE(g)                                                                             \
     case g:                                                                                        \
-        if constexpr (OUTPUTS == 16 ? g <= 5 : g >= 5) { /* only the widths launch gives it */    \
+        /* only the widths launch gives this OUTPUTS are compiled */                             \
+        if constexpr (OUTPUTS == 16 ? 4 * (g - 1) < WIDE_FROM - 1 : 4 * g >= WIDE_FROM) {         \
             CUDA_CHECK(cudaFuncSetAttribute(direct_large_kernel<g, OUTPUTS, BLOCKS>,               \
                                             cudaFuncAttributeMaxDynamicSharedMemorySize,           \
                                             (int)bytes));                                          \
             direct_large_kernel<g, OUTPUTS, BLOCKS><<<blocks, DIRECT_WARPS * 32, bytes>>>(         \
                 d_in, d_out, pitch, width, height, mask_w, mask_h);                                \
+        } else {                                                                                   \
+            wb_die(WB_EXIT_USAGE, "direct_large_launch: no %d-output kernel for width %d",        \
+                   OUTPUTS, mask_w);                                                               \
         }                                                                                          \
         break;
         DIRECT_CASE(1) DIRECT_CASE(2) DIRECT_CASE(3) DIRECT_CASE(4)
         DIRECT_CASE(5) DIRECT_CASE(6) DIRECT_CASE(7) DIRECT_CASE(8)
 #undef DIRECT_CASE
+    default:
+        wb_die(WB_EXIT_USAGE, "direct_large_launch: mask width %d is outside 1..%d", mask_w,
+               MAX_SIDE);
     }
     CUDA_CHECK(cudaGetLastError());
 }
@@ -229,7 +238,7 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
      * 80.9, 21x21 81.7 / 82.3, 25x25 83.6 / 86.1, 31x31 85.4 / 88.2 (24 outputs, three or four
      * blocks, and 16 with five, were never the best). More outputs load fewer inputs per FMA;
      * 32 need 80 registers, so three blocks an SM. */
-    if (mask_w <= 17)
+    if (mask_w < WIDE_FROM)
         launch_groups<16, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h);
     else
         launch_groups<32, 3>(d_in, d_out, pitch, width, height, mask_w, mask_h);

@@ -55,8 +55,7 @@ static void reference_launch(const float *d_in, float *d_out, size_t pitch, int 
 }
 
 /* The direct path of "ch07 chosen" for masks chapter 06 has variants for, under
- * DIRECT_LARGE_MIN_TAPS taps and DIRECT_LARGE_MIN_SIDE a side (direct_large takes the others,
- * see separable.h). */
+ * DIRECT_LARGE_MIN_TAPS taps (direct_large takes the others, see separable.h). */
 static const struct conv2d_variant direct = {.label = "ch06 tuned",
                                              .set_mask = tuned_set_mask,
                                              .launch = tuned_launch,

@@ -701,12 +701,10 @@ void chosen_configure(enum separable_path forced, const struct conv2d_variant *d
 }
 
 /* Chapter 06's tuned kernel where it has variants for the size and the mask is under
- * DIRECT_LARGE_MIN_TAPS and DIRECT_LARGE_MIN_SIDE (it beat direct_large at 13x13 on the H100),
- * direct_large elsewhere (faster from 15x15; chapter 06 falls back to a naive kernel for sizes
- * it lacks). */
+ * DIRECT_LARGE_MIN_TAPS (it beat direct_large at 13x13 on the H100), direct_large elsewhere
+ * (faster from 15x15; chapter 06 falls back to a naive kernel for sizes it lacks). */
 static int use_direct_large(int mask_w, int mask_h) {
-    return !prefetch_has_variants(mask_w, mask_h) || mask_w * mask_h >= DIRECT_LARGE_MIN_TAPS ||
-           mask_w >= DIRECT_LARGE_MIN_SIDE || mask_h >= DIRECT_LARGE_MIN_SIDE;
+    return !prefetch_has_variants(mask_w, mask_h) || mask_w * mask_h >= DIRECT_LARGE_MIN_TAPS;
 }
 
 void chosen_set_mask(const float *h_mask, int mask_w, int mask_h) {
