@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define BATCH_MAX_IMAGES 1024
-#define BATCH_TIMED_RUNS 5 /* per mode, after a warm-up; the median is its time */
+#define BATCH_ROUNDS 7 /* every mode once a round, after a round to warm up (batch.cu) */
 
 struct batch {
     int count;

@@ -5,6 +5,8 @@
  *                            memory, pinned both ways at once, and what page-locking the
  *                            memory costs
  *   transfer_link            the pinned rates as the pipeline model takes them (timeline.h)
+ *   link_probe_*             one pinned copy each way, timed: samples taken between the runs
+ *                            they bound, so the ideal follows a link whose speed drifts
  */
 #ifndef TRANSFERS_H
 #define TRANSFERS_H
@@ -28,6 +30,21 @@ struct transfer_rates {
 /* Copies of `bytes`, `reps` times each (after a warm-up), timed with events. */
 void transfer_rates_measure(size_t bytes, int reps, struct transfer_rates *rates);
 struct link_rates transfer_link(const struct transfer_rates *rates);
+
+/* Its own buffers (`bytes` pinned and on the GPU), streams and events; a sample waits for the
+ * GPU. */
+struct link_probe {
+    void *device, *pinned;
+    size_t bytes;
+    void *start, *stop, *go, *up_done, *down_done, *up, *down; /* CUDA handles, opaque to C */
+};
+struct link_sample {
+    struct link_rates alone; /* each direction alone */
+    double both;             /* each direction while the other copies too (half the bytes) */
+};
+void link_probe_open(struct link_probe *probe, size_t bytes);
+struct link_sample link_probe_sample(struct link_probe *probe);
+void link_probe_close(struct link_probe *probe);
 
 #ifdef __cplusplus
 }
