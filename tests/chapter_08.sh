@@ -89,6 +89,9 @@ add "ch08_solution_batch_random" "$labels" "$expect" --gpu 0 "pipelined, 3 strea
     "$solution" --batch 5 --size 300x200 --mask-width 3,15 --streams 1,2,3
 add "ch08_solution_batch_folder" "$labels" "$expect" --gpu 0 "wrote 1 image to" -- \
     "$solution" --input-dir "$root/data/images" --output-dir "$b/out/ch08_folder" --streams 2
+# images of four sizes and channel counts: the link's samples borrow the largest one's buffers
+add "ch08_solution_batch_mixed" "$labels" "$expect" --gpu 0 "pipelined, 2 streams" -- \
+    "$solution" --input-dir "$fixtures/batch_mixed" --mask-width 3,5 --streams 1,2
 add "ch08_solution_timeline" "$labels" "$expect" --gpu 0 "wrote the timeline to" -- \
     "$solution" --bench --size 1000x777 --mask-width 5 --strip-rows 100 --streams 1,3 \
     --timeline "$b/out/ch08_timeline.csv" --reps 20

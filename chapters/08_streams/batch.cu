@@ -180,10 +180,9 @@ static double run_mode(struct run *r, enum mode mode, int streams, struct stage_
 /* Every mode's time and the link's rates, in rounds: after a round to warm up, each of
  * BATCH_ROUNDS rounds runs every mode once without marks, then times one pinned copy each way
  * alone and one pair both ways at once (the probe). A mode's time and the rates are medians over
- * the rounds. Taken
- * in turn so, a link that speeds up or slows down for a while (a host shared with other
- * machines: one H100 host's downloads once measured 38 GB/s alone, then ran at 55 in the
- * pipelines) moves the modes and their ideal together; measured apart, pipelines once ran at
+ * the rounds. Taken in turn so, a link that speeds up or slows down for a while (a host shared
+ * with other machines: one H100 host's downloads once measured 38 GB/s alone, then ran at 55 in
+ * the pipelines) moves the modes and their ideal together; measured apart, pipelines once ran at
  * 123% of an ideal that was meant to bound them. */
 static struct link_sample time_modes(struct run *r, const enum mode *modes, const int *streams,
                                      int count, struct link_probe *probe, double *ms) {
@@ -229,6 +228,11 @@ static int verify_mode(const struct run *r, int pinned, float *const *refs,
 }
 
 /* ---- the run --------------------------------------------------------------------------------- */
+
+/* Image i's filtered planes in host memory, unpadded: what its copies move. */
+static size_t plane_bytes(const struct batch *b, int i) {
+    return (size_t)b->images[i].width * b->images[i].height * b->convolved[i] * sizeof(float);
+}
 
 static void write_outputs(const struct run *r, const char *folder) {
     char err[WB_ERR_LEN], path[4096];
@@ -299,19 +303,19 @@ static void print_table(FILE *out, const struct row *rows, int count) {
 /* The ideal again, with every copy but the first of its direction at the rate both ways at once:
  * about what a pipeline whose uploads and downloads always overlap can take on this link (an
  * estimate, not a bound: the sampled rate is a median, and a pipeline's copies do not overlap
- * all the time). */
+ * all the time). The slowed direction's total, plus one item's time in each other stage. */
 static double overlapped_estimate(const struct pipeline_summary *s,
                                   const struct link_rates *alone, double both) {
     const double rates[STAGE_COUNT] = {alone->up, 0.0, alone->down};
-    int slowest = 0;
-    for (int g = 1; g < STAGE_COUNT; ++g)
-        if (s->stage_ms[g] > s->stage_ms[slowest]) slowest = g;
+    double fills = 0.0;
+    for (int g = 0; g < STAGE_COUNT; ++g)
+        fills += s->fill_ms[g];
     double estimate = s->ideal_ms;
     for (int g = 0; g < STAGE_COUNT; ++g) {
         if (rates[g] <= 0.0 || both <= 0.0 || s->items < 1) continue;
         const double slowed = s->stage_ms[g] * ((s->items - 1.0) / s->items * rates[g] / both +
                                                 1.0 / s->items);
-        const double candidate = s->ideal_ms - s->stage_ms[slowest] + slowed;
+        const double candidate = slowed + fills - s->fill_ms[g];
         if (candidate > estimate) estimate = candidate;
     }
     return estimate;
@@ -319,6 +323,9 @@ static double overlapped_estimate(const struct pipeline_summary *s,
 
 int batch_run(const struct batch *b, const struct batch_settings *s, const struct cli_spec *spec,
               const struct cli_options *opt) {
+    if (s->stream_count < 1 || s->stream_count > STRIPS_MAX_STREAMS)
+        wb_die(WB_EXIT_USAGE, "%d stream counts: the batch takes 1 to %d", s->stream_count,
+               STRIPS_MAX_STREAMS);
     struct mask *masks[CLI_MAX_VALUES];
     int mask_count[CLI_MAX_VALUES], configurations = 0, failed = 0;
     struct cli_options one = *opt;
@@ -349,8 +356,6 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
             b->count, b->count == 1 ? "" : "s", pixels * sizeof(float) / 1048576.0,
             rates.bytes / 1048576.0, rates.pinned_h2d, rates.pinned_d2h, rates.pinned_both,
             rates.pageable_h2d, rates.pageable_d2h, rates.pin_ms);
-    struct link_probe probe;
-    link_probe_open(&probe, rates.bytes);
 
     struct run r;
     memset(&r, 0, sizeof r);
@@ -377,8 +382,7 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
     float **refs = (float **)host_malloc(sizeof(float *) * b->count, "references");
     float **magnitudes = (float **)host_malloc(sizeof(float *) * b->count, "references");
     for (int i = 0; i < b->count; ++i) {
-        const size_t bytes = (size_t)b->images[i].width * b->images[i].height * b->convolved[i] *
-                             sizeof(float);
+        const size_t bytes = plane_bytes(b, i);
         float *pinned_in, *pinned_out;
         CUDA_CHECK(cudaHostAlloc((void **)&pinned_in, bytes, cudaHostAllocDefault));
         CUDA_CHECK(cudaHostAlloc((void **)&pinned_out, bytes, cudaHostAllocDefault));
@@ -391,6 +395,16 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
         magnitudes[i] = (float *)host_malloc(bytes, "a reference image");
     }
 
+    /* the link's samples between the rounds: the largest image's pinned buffers and the first
+     * lane's, which every run overwrites anyway (at most 256 MiB, to keep a sample short) */
+    int biggest = 0;
+    for (int i = 1; i < b->count; ++i)
+        if (plane_bytes(b, i) > plane_bytes(b, biggest)) biggest = i;
+    const size_t probe_bytes = plane_bytes(b, biggest) < ((size_t)256 << 20)
+                                   ? plane_bytes(b, biggest) : (size_t)256 << 20;
+    struct link_probe probe;
+    link_probe_open(&probe, r.lanes[0].d_in, r.lanes[0].d_out, (void *)r.h_in[1][biggest],
+                    r.h_out[1][biggest], probe_bytes);
     const int modes = 2 + s->stream_count;
     struct row *rows = (struct row *)host_malloc(sizeof *rows * modes, "the table");
     enum mode mode_at[2 + STRIPS_MAX_STREAMS];
@@ -438,9 +452,7 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
                 const enum mode mode = mode_at[row];
                 const int streams = streams_at[row];
                 for (int i = 0; i < b->count; ++i) /* poisoned: an image never copied back fails */
-                    memset(r.h_out[mode != SERIAL_PAGEABLE][i], 0xff,
-                           (size_t)b->images[i].width * b->images[i].height * b->convolved[i] *
-                               sizeof(float));
+                    memset(r.h_out[mode != SERIAL_PAGEABLE][i], 0xff, plane_bytes(b, i));
                 run_mode(&r, mode, streams, r.marks);
                 record(&rows[row], r.marks, &link, measured[row]);
                 rows[row].failed = verify_mode(&r, mode != SERIAL_PAGEABLE, refs, magnitudes,
@@ -452,11 +464,15 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
                     rows[row].summary.measured_ms, rows[row].summary.ideal_ms};
             }
             print_table(human, rows, modes);
-            const struct pipeline_summary *deepest = &rows[modes - 1].summary;
-            const double overlapped = overlapped_estimate(deepest, &link, sampled.both);
+            int deepest = 2; /* the pipelined mode with the most streams */
+            for (int row = 3; row < modes; ++row)
+                if (streams_at[row] > streams_at[deepest]) deepest = row;
+            const struct pipeline_summary *model = &rows[deepest].summary;
+            const double overlapped = overlapped_estimate(model, &link, sampled.both);
             fprintf(human, "  copies both ways at once ran at %.1f GB/s each: a pipeline whose "
-                           "copies always overlap would take about %.3f ms, %.1f%% of the ideal\n",
-                    sampled.both, overlapped, 100.0 * deepest->ideal_ms / overlapped);
+                           "copies always overlap would take about %.3f ms, an efficiency of about "
+                           "%.1f%%\n",
+                    sampled.both, overlapped, 100.0 * model->ideal_ms / overlapped);
             fprintf(human, "  serial, pinned:\n");
             timeline_print(human, rows[1].spans, rows[1].count, s->columns);
             fprintf(human, "  %s:\n", rows[modes - 1].mode);

@@ -39,8 +39,8 @@ void batch_free(struct batch *b);
 
 struct batch_settings {
     const struct compute_step *compute;
-    const int *streams; /* the pipelined runs' copy-stream counts */
-    int stream_count;
+    const int *streams; /* the pipelined runs' copy-stream counts, each 1 to STRIPS_MAX_STREAMS */
+    int stream_count;   /* 1 to STRIPS_MAX_STREAMS of them (the command line's limits) */
     const char *output_folder; /* NULL: write nothing */
     const char *timeline_csv;  /* NULL: write none */
     int block;

@@ -114,59 +114,49 @@ struct link_rates transfer_link(const struct transfer_rates *r) {
     return link;
 }
 
-void link_probe_open(struct link_probe *p, size_t bytes) {
+void link_probe_open(struct link_probe *p, void *device_up, void *device_down,
+                     void *pinned_up, void *pinned_down, size_t bytes) {
     memset(p, 0, sizeof *p);
+    p->device_up = device_up, p->device_down = device_down;
+    p->pinned_up = pinned_up, p->pinned_down = pinned_down;
     p->bytes = bytes;
-    p->device = device_malloc(bytes, "the link probe's buffer");
-    CUDA_CHECK(cudaHostAlloc(&p->pinned, bytes, cudaHostAllocDefault));
-    memset(p->pinned, 0x3f, bytes);
-    CUDA_CHECK(cudaMemset(p->device, 0x3f, bytes));
-    cudaEvent_t events[5]; /* the first two time, the rest order the streams */
-    for (int k = 0; k < 5; ++k)
-        CUDA_CHECK(cudaEventCreateWithFlags(&events[k], k < 2 ? cudaEventDefault
-                                                               : cudaEventDisableTiming));
-    p->start = events[0], p->stop = events[1], p->go = events[2];
-    p->up_done = events[3], p->down_done = events[4];
-    cudaStream_t up, down;
-    CUDA_CHECK(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&down, cudaStreamNonBlocking));
-    p->up = up, p->down = down;
+    CUDA_CHECK(cudaEventCreate(&p->start));
+    CUDA_CHECK(cudaEventCreate(&p->stop));
+    CUDA_CHECK(cudaEventCreateWithFlags(&p->go, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&p->up_done, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&p->down_done, cudaEventDisableTiming));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&p->up, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&p->down, cudaStreamNonBlocking));
 }
 
-/* One timed round of `enqueue` on the legacy stream, in GB/s for `bytes`. */
-static double probe_time(struct link_probe *p, void (*enqueue)(void *), void *context,
-                         size_t bytes) {
-    cudaEvent_t start = (cudaEvent_t)p->start, stop = (cudaEvent_t)p->stop;
-    CUDA_CHECK(cudaEventRecord(start, cudaStreamLegacy));
+/* `enqueue` once between two events on the legacy stream: `bytes` over its time, in GB/s. */
+static double probe_rate(struct link_probe *p, void (*enqueue)(void *), void *context) {
+    CUDA_CHECK(cudaEventRecord(p->start, cudaStreamLegacy));
     enqueue(context);
-    CUDA_CHECK(cudaEventRecord(stop, cudaStreamLegacy));
-    CUDA_CHECK(cudaEventSynchronize(stop));
+    CUDA_CHECK(cudaEventRecord(p->stop, cudaStreamLegacy));
+    CUDA_CHECK(cudaEventSynchronize(p->stop));
     float ms;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    return effective_gbps((double)bytes, ms);
+    CUDA_CHECK(cudaEventElapsedTime(&ms, p->start, p->stop));
+    return effective_gbps((double)p->bytes, ms);
 }
 
 struct link_sample link_probe_sample(struct link_probe *p) {
     struct link_sample sample;
-    struct copy up = {p->device, p->pinned, p->bytes, cudaMemcpyHostToDevice};
-    struct copy down = {p->pinned, p->device, p->bytes, cudaMemcpyDeviceToHost};
-    sample.alone.up = probe_time(p, enqueue, &up, p->bytes);
-    sample.alone.down = probe_time(p, enqueue, &down, p->bytes);
-    struct both_ways b = {p->device, (char *)p->device + p->bytes / 2, p->pinned,
-                          (char *)p->pinned + p->bytes / 2, p->bytes / 2,
-                          (cudaStream_t)p->up, (cudaStream_t)p->down, (cudaEvent_t)p->go,
-                          (cudaEvent_t)p->up_done, (cudaEvent_t)p->down_done};
-    sample.both = probe_time(p, enqueue_both, &b, p->bytes / 2);
+    struct copy up = {p->device_up, p->pinned_up, p->bytes, cudaMemcpyHostToDevice};
+    struct copy down = {p->pinned_down, p->device_down, p->bytes, cudaMemcpyDeviceToHost};
+    sample.alone.up = probe_rate(p, enqueue, &up);
+    sample.alone.down = probe_rate(p, enqueue, &down);
+    struct both_ways b = {p->device_up, p->device_down, p->pinned_up, p->pinned_down, p->bytes,
+                          p->up, p->down, p->go, p->up_done, p->down_done};
+    sample.both = probe_rate(p, enqueue_both, &b);
     return sample;
 }
 
 void link_probe_close(struct link_probe *p) {
-    CUDA_CHECK(cudaFree(p->device));
-    CUDA_CHECK(cudaFreeHost(p->pinned));
-    void *events[5] = {p->start, p->stop, p->go, p->up_done, p->down_done};
+    const cudaEvent_t events[5] = {p->start, p->stop, p->go, p->up_done, p->down_done};
     for (int k = 0; k < 5; ++k)
-        CUDA_CHECK(cudaEventDestroy((cudaEvent_t)events[k]));
-    CUDA_CHECK(cudaStreamDestroy((cudaStream_t)p->up));
-    CUDA_CHECK(cudaStreamDestroy((cudaStream_t)p->down));
+        CUDA_CHECK(cudaEventDestroy(events[k]));
+    CUDA_CHECK(cudaStreamDestroy(p->up));
+    CUDA_CHECK(cudaStreamDestroy(p->down));
     memset(p, 0, sizeof *p);
 }
