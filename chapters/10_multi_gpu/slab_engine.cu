@@ -3,8 +3,10 @@
  *   kernel     slab_pass_kernel: rows [first, first + rows) of a slab's buffer, every column
  *              (compiled for 3x3, 5x5 and 7x7, any other size read at run time);
  *              inputs from the buffer's rows (zeros above row 0 and below its last: the image's
- *              ghost cells, since a slab at the image's edge has no halo there), a 32 x 32 output
- *              tile from a shared-memory tile with its halo, four rows per thread
+ *              ghost cells, since a slab at the image's edge has no halo there), an output tile
+ *              from a shared-memory tile with its halo, four rows per thread: 32 x 32 for the
+ *              interior, 128 x 8 for the few edge rows (a 32 x 32 tile there would compute 2 of
+ *              its 32 rows, and its blocks, four times as many, take the interior's SMs)
  *   passes     per pass and mode, which kernels run on which stream after which event
  *   NCCL       communicators (one process: ncclCommInitAll; one per GPU: ncclCommInitRank), the
  *              gather of every slab's rows to every process, the halo's bandwidth
@@ -21,21 +23,26 @@
 #include "workbook.h"
 
 
-enum { TILE_X = 32, TILE_Y = 32, THREADS_Y = 8, ROWS_PER_THREAD = TILE_Y / THREADS_Y };
+/* Output tiles: TX x TY outputs from a block of TX x (TY / ROWS_PER_THREAD) threads. */
+enum { ROWS_PER_THREAD = 4, WIDE_ROWS = 8 /* rows a launch may have for the wide tile */ };
+struct square_tile { enum { TX = 32, TY = 32 }; };
+struct wide_tile { enum { TX = 128, TY = WIDE_ROWS }; };
 
 static __constant__ float c_slab_mask[SLAB_MAX_SIDE * SLAB_MAX_SIDE];
 
 /* ---- the pass kernel ------------------------------------------------------------------------ */
 
 /* MW, MH: the mask's size when known at compile time (the common squares: every loop over the
- * taps unrolls, the weights come from the constant bank), 0 when read at run time. */
-template <int MW, int MH>
+ * taps unrolls, the weights come from the constant bank), 0 when read at run time. Tile: its
+ * output size, square_tile or wide_tile. */
+template <int MW, int MH, class Tile>
 __global__ void slab_pass_kernel(const float *in, float *out, size_t pitch, int width,
                                  int buffer_rows, int first, int rows, int run_w, int run_h) {
+    enum { TILE_X = Tile::TX, TILE_Y = Tile::TY, THREADS_Y = TILE_Y / ROWS_PER_THREAD };
     __shared__ float tile[(TILE_Y + SLAB_MAX_SIDE - 1) * (TILE_X + SLAB_MAX_SIDE - 1)];
     const int mask_w = MW ? MW : run_w, mask_h = MH ? MH : run_h;
     const int x0 = blockIdx.x * TILE_X, y0 = first + blockIdx.y * TILE_Y;
-    /* a tile's rows, fewer than TILE_Y in the last one (the edge rows: 2 of 32 at 5x5) */
+    /* a tile's rows, fewer than TILE_Y in the last one (the edge rows: 2 of 8 at 5x5) */
     const int tile_rows = min(TILE_Y, first + rows - y0);
     const int span_x = TILE_X + mask_w - 1, span_y = tile_rows + mask_h - 1;
     const int left = mask_w / 2, up = mask_h / 2, last_read = first + rows + mask_h - 1 - up;
@@ -79,22 +86,27 @@ static void compute_rows(const struct slab_engine *e, const struct slab_gpu *g, 
     if (rows < 1) return;
     const struct slab *b = &g->slab;
     const int buffer_rows = b->halo_above + b->rows + b->halo_below;
-    const dim3 threads(TILE_X, THREADS_Y);
-    const dim3 blocks((g->width + TILE_X - 1) / TILE_X, (rows + TILE_Y - 1) / TILE_Y);
     const float *in = g->buffer[e->current];
     float *out = g->buffer[1 - e->current];
+#define SLAB_LAUNCH(w, h, T)                                                                       \
+    slab_pass_kernel<w, h, T><<<dim3((g->width + T::TX - 1) / T::TX, (rows + T::TY - 1) / T::TY), \
+                                dim3(T::TX, T::TY / ROWS_PER_THREAD), 0, stream>>>(                \
+        in, out, g->pitch, g->width, buffer_rows, first, rows, e->mask_w, e->mask_h)
 #define SLAB_PASS(w, h)                                                                            \
-    slab_pass_kernel<w, h><<<blocks, threads, 0, stream>>>(in, out, g->pitch, g->width,            \
-                                                                buffer_rows, first, rows,          \
-                                                                e->mask_w, e->mask_h)
-    if (e->mask_w == 3 && e->mask_h == 3)
+    if (rows <= WIDE_ROWS)                                                                         \
+        SLAB_LAUNCH(w, h, wide_tile);                                                              \
+    else                                                                                           \
+        SLAB_LAUNCH(w, h, square_tile)
+    if (e->mask_w == 3 && e->mask_h == 3) {
         SLAB_PASS(3, 3);
-    else if (e->mask_w == 5 && e->mask_h == 5)
+    } else if (e->mask_w == 5 && e->mask_h == 5) {
         SLAB_PASS(5, 5);
-    else if (e->mask_w == 7 && e->mask_h == 7)
+    } else if (e->mask_w == 7 && e->mask_h == 7) {
         SLAB_PASS(7, 7);
-    else
+    } else {
         SLAB_PASS(0, 0);
+    }
+#undef SLAB_LAUNCH
 #undef SLAB_PASS
     CUDA_CHECK_LAUNCH();
 }
