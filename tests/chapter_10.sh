@@ -2,7 +2,8 @@
 # $nn, $solution, $exercise, $fixtures set). The battery runs on one GPU (chapter.mk:
 # battery_gpus); here: K passes on one GPU against the iterated reference, then two GPUs
 # (skipped, 77, with fewer): split images of awkward heights, masks 1 to 15 rows tall at K = 7, 2
-# and 1, one process per GPU, the scaling study's bit-for-bit check, the bad inputs.
+# and 1, every visible GPU (middle slabs on three or more), one process per GPU, the scaling
+# study's bit-for-bit check, the bad inputs.
 # The guard (the unsolved exercise fails) needs two GPUs too: chapter.mk's guard_gpus.
 #
 # The two-GPU tests hold one lock (CTest's RESOURCE_LOCK), so they run one at a time: NCCL's
@@ -58,6 +59,11 @@ for kind in solution exercise; do
     add "ch10_${kind}_two_gpus_one_pass" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 "$binary" \
         --check --own-kernels --gpus 2 --iterations 1 --size 33x31,1000x777 \
         --mask-width "1,3,4,2x9,15"
+    # no --gpus: every visible GPU, so that on three or more a slab trades both ways (with two,
+    # no slab has a neighbour above and below)
+    add "ch10_${kind}_every_gpu" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 env \
+        WB_SLABS_HALO_DELAY_US=300 WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check \
+        --own-kernels --iterations 7 --mask gaussian,box --size 67x45,401x277 --mask-width "$tall"
     add "ch10_${kind}_ranks_pair" "gpu;ch10;$kind;multi_gpu" sh "$root/tests/ranks_pair.sh" \
         "$binary" --check --own-kernels --iterations 4 --mask gaussian --size 301x203 \
         --mask-width "3,5x4,9"

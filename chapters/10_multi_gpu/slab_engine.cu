@@ -8,8 +8,9 @@
  *              interior, 128 x 8 for the few edge rows (a 32 x 32 tile there would compute 2 of
  *              its 32 rows, and its blocks, four times as many, take the interior's SMs)
  *   passes     per pass and mode, which kernels run on which stream after which event
- *   NCCL       communicators (one process: ncclCommInitAll; one per GPU: ncclCommInitRank), the
- *              gather of every slab's rows to every process, the halo's bandwidth
+ *   NCCL       its kernel's blocks, communicators (one process: ncclCommInitAll; one per GPU:
+ *              ncclCommInitRank), the gather of every slab's rows to every process, the halo's
+ *              bandwidth
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,15 @@ static void compute_rows(const struct slab_engine *e, const struct slab_gpu *g, 
 
 /* ---- communicators: made once per set of GPUs, kept to the end ----------------------------- */
 
+void slab_engine_nccl_defaults(void) {
+    /* One block for NCCL's kernel: a halo of a few rows travels as fast in one, and every block
+     * NCCL takes spins on an SM the interior could use. NCCL reads the variable when it makes a
+     * communicator; a value the user set stays. */
+#ifdef WB_HAVE_NCCL
+    setenv("NCCL_MAX_CTAS", "1", 0);
+#endif
+}
+
 #ifdef WB_HAVE_NCCL
 /* A unique id serves one ncclCommInitRank per process (its bootstrap root then closes), and
  * ncclCommInitAll takes a while: every engine of the same GPUs borrows the same communicators. */
@@ -196,8 +206,11 @@ void slab_engine_open(struct slab_engine *e, int width, int height, int mask_w, 
                                               s->slab.halo_below);
         CUDA_CHECK(cudaSetDevice(s->device));
         /* The comm and edge streams at the highest priority: NCCL's kernel and the edge rows
-         * are launched while the interior kernel's blocks fill the GPU, and the block scheduler
-         * then starts theirs first instead of after every waiting interior block. */
+         * are launched while the interior's blocks fill the GPU, and the block scheduler starts
+         * theirs first instead of after every waiting interior block. At the interior's
+         * priority the edge rows ran in its tail instead: a little less of the trade showed on
+         * two GPUs, 2 to 3 us a pass more on four, where a middle slab has two edge launches
+         * (the lesson's Deeper, "The edge rows"). */
         int lowest, highest;
         CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
         CUDA_CHECK(cudaStreamCreateWithFlags(&s->compute, cudaStreamNonBlocking));
