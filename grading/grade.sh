@@ -8,9 +8,10 @@
 #
 # SUBMISSION: one student's folder, holding DIR/exercises/NN_name/*.cu or DIR/NN_name/*.cu;
 # SUBMISSIONS: a folder with one such folder per student; neither: the workbook's exercises/.
-# Environment: GRADE_CHAPTERS="01 03" grades only those chapters; GRADE_TIME_LIMIT=S replaces
-# every test's time limit; HIDDEN_TESTS=file adds the instructor's own tests, one per line:
-# "NN name arguments..." runs the chapter's program with those arguments as test chNN_hidden_name.
+# Environment: GRADE_CHAPTERS="01 03" grades only those chapters; GRADE_TIME_LIMIT=S scales
+# every test's time limit (an ordinary test's 60 s becomes S, a sanitizer's 240 s 4 S);
+# HIDDEN_TESTS=file adds the instructor's own tests, one per line: "NN name arguments..." runs
+# the chapter's program with those arguments as test chNN_hidden_name.
 #
 # Nothing in the workbook or the submission is written: each student's files are copied to
 # build/grade/<student>/src and built there. Each test is its own process with a time limit, so a
@@ -109,12 +110,15 @@ collect() {
 
 # run_tests G TSV: every test line (name, labels, limit, threads, command) as its own process
 # with its time limit; heavy tests (more threads) first, fewer at a time, so the threads never
-# outnumber JOBS. Leaves G/logs/NAME.log, .rc and .seconds.
+# outnumber JOBS; the tests under a sanitizer last, and none for a chapter where a test ran out
+# of time (a kernel that hangs hangs there too, for four times as long). GRADE_TIME_LIMIT=S
+# scales every limit so that an ordinary test's 60 s becomes S (a sanitizer's 240 s, 4 S).
+# Leaves G/logs/NAME.log, .rc and .seconds.
 run_tests() {
     g=$1 list=$2
     mkdir -p "$g/logs" "$g/run"
     while IFS="$tab" read -r name labels limit threads command; do
-        [ -n "${GRADE_TIME_LIMIT:-}" ] && limit=$GRADE_TIME_LIMIT
+        [ -n "${GRADE_TIME_LIMIT:-}" ] && limit=$(((limit * GRADE_TIME_LIMIT + 59) / 60))
         cat >"$g/run/$name.sh" <<EOF
 start=\$(date +%s.%N)
 OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=PASSIVE WB_TIME_LIMIT_S=$limit \\
@@ -122,13 +126,36 @@ OMP_NUM_THREADS=$threads OMP_WAIT_POLICY=PASSIVE WB_TIME_LIMIT_S=$limit \\
 echo \$? >"$g/logs/$name.rc"
 echo "\$(date +%s.%N) \$start" | awk '{ printf "%.2f\n", \$1 - \$2 }' >"$g/logs/$name.seconds"
 EOF
-        echo "$threads $g/run/$name.sh"
+        sanitizer=0
+        case ";$labels;" in *";sanitizer;"*) sanitizer=1 ;; esac
+        echo "$threads $g/run/$name.sh $sanitizer $name"
     done <"$list" >"$g/run/all.txt"
-    most=$(awk '$1 > most { most = $1 } END { print most + 0 }' "$g/run/all.txt")
+    run_batch "$g/run/all.txt" 0
+    awk '$3 == 1' "$g/run/all.txt" | while read -r threads script sanitizer name; do
+        hung=$(awk -v c="${name%%_*}_" '$3 == 0 && index($4, c) == 1 { print $4 }' \
+            "$g/run/all.txt" | while read -r other; do
+            [ "$(status "$g" "$other")" = timeout ] && echo "$other"
+        done | head -n 1)
+        if [ -z "$hung" ]; then
+            echo "$threads $script $sanitizer $name"
+            continue
+        fi
+        echo "not run: $hung ran out of time, and the kernel would under the sanitizer too" \
+            >"$g/logs/$name.log"
+        echo 124 >"$g/logs/$name.rc"
+        echo 0 >"$g/logs/$name.seconds"
+    done >"$g/run/sanitized.txt"
+    run_batch "$g/run/sanitized.txt" 1
+}
+
+# run_batch LIST SANITIZER: the scripts of LIST's lines ("threads script sanitizer name") whose
+# third field is SANITIZER, the heavy ones first, fewer at a time.
+run_batch() {
+    most=$(awk -v s="$2" '$3 == s && $1 > most { most = $1 } END { print most + 0 }' "$1")
     heavy_jobs=$((jobs / (most > 1 ? most : 1)))
     [ $heavy_jobs -ge 1 ] || heavy_jobs=1
-    awk '$1 > 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$heavy_jobs" sh
-    awk '$1 <= 1 { print $2 }' "$g/run/all.txt" | xargs -r -n 1 -P "$jobs" sh
+    awk -v s="$2" '$3 == s && $1 > 1 { print $2 }' "$1" | xargs -r -n 1 -P "$heavy_jobs" sh
+    awk -v s="$2" '$3 == s && $1 <= 1 { print $2 }' "$1" | xargs -r -n 1 -P "$jobs" sh
 }
 
 # status G NAME: pass, fail, timeout, skipped (no GPU) or n/a (the student's kernel takes none

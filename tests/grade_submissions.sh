@@ -31,6 +31,9 @@ make_student crashes 01_basic_1d 's/out\[i\] = sum;/out[i + (1 << 28)] = sum;/'
 make_student past_the_end 01_basic_1d 's/if (i >= n) return;/if (i > n) return;/'
 make_student ghost_mutant 01_basic_1d 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/; s/one thread per output,/one thread per output (mine),/'
 echo "my notes" >"$class/ghost_mutant/01_basic_1d/notes.txt"
+# GRADE_TIME_LIMIT=8: the hang costs 8 s, not 60; memcheck gets 32 s (with 8, beside make test's
+# other jobs on a host of four H100s, the solution once lost its memcheck point) and none for the
+# hang.
 out=$(cd "$root" && make -s grade SUBMISSIONS="$class" RUBRIC=tests/fixtures/rubric_small.txt \
     GRADE_CHAPTERS="01 02" GRADE_TIME_LIMIT=8 2>&1)
 rc=$?
@@ -75,6 +78,9 @@ if gpu:
     h = data["hangs"]
     check(h[2][("01", "correctness")][0] < h[2][("01", "correctness")][1], "hangs: correctness not reduced")
     check(any("hint [hang]" in t["output"] for t in h[0]["tests"]), "hangs: no hang hint")
+    check(h[2][("01", "sanitizers")][0] == 0, "hangs: sanitizer points for a kernel that hangs")
+    check("not run:" in open(f"{base}/hangs/logs/ch01_exercise_memcheck.log").read(),
+          "hangs: memcheck ran after a test had run out of time")
     c = data["crashes"]
     check(c[2][("01", "correctness")][0] == 0, "crashes: correctness points for a crashing kernel")
     check(any("hint [out-of-bounds]" in t["output"] for t in c[0]["tests"]), "crashes: no out-of-bounds hint")
