@@ -338,9 +338,9 @@ static void breakdown(const struct cli_options *opt, const float *image, int wid
     const double gbps = slab_engine_halo_gbps(&e, halo_rows, reps, &halo_ms);
     slab_engine_close(&e);
     /* What the overlap leaves of the exchange: the overlapped pass less the same kernels and
-     * streams without the trade, timed in pairs. Splitting the rows costs the same with or
-     * without a trade: the split pass less one kernel over every row, also in pairs, is shown on
-     * its own. */
+     * streams without the trade, timed in pairs. Splitting the rows is a cost of its own, paid
+     * with or without a trade: the split pass less one kernel over every row, also in pairs, is
+     * shown apart. */
     double hidden = exchange > 0.0 ? 1.0 - showing / exchange : 1.0;
     hidden = hidden < 0.0 ? 0.0 : hidden > 1.0 ? 1.0 : hidden;
     fprintf(human, "  %dx%d on %d GPUs, ms per pass: overlapped %.4f, serial %.4f; exchange alone "

@@ -115,8 +115,9 @@ static void compute_rows(const struct slab_engine *e, const struct slab_gpu *g, 
 /* ---- communicators: made once per set of GPUs, kept to the end ----------------------------- */
 
 void slab_engine_nccl_defaults(void) {
-    /* One block for NCCL's kernel: a halo of a few rows travels as fast in one, and every block
-     * NCCL takes spins on an SM the interior could use. NCCL reads the variable when it makes a
+    /* One block for NCCL's kernel: a halo of a few rows travels about as fast in one, and every
+     * block NCCL takes spins on an SM the interior could use (less of the trade showed: the
+     * lesson's Deeper, "One block for NCCL"). NCCL reads the variable when it makes a
      * communicator; a value the user set stays. */
 #ifdef WB_HAVE_NCCL
     setenv("NCCL_MAX_CTAS", "1", 0);
@@ -208,9 +209,9 @@ void slab_engine_open(struct slab_engine *e, int width, int height, int mask_w, 
         /* The comm and edge streams at the highest priority: NCCL's kernel and the edge rows
          * are launched while the interior's blocks fill the GPU, and the block scheduler starts
          * theirs first instead of after every waiting interior block. At the interior's
-         * priority the edge rows ran in its tail instead: a little less of the trade showed on
-         * two GPUs, 2 to 3 us a pass more on four, where a middle slab has two edge launches
-         * (the lesson's Deeper, "The edge rows"). */
+         * priority a little less of the trade showed on two GPUs, and 1 to 4 us a pass more on
+         * four, where a middle slab has two edge launches (the lesson's Deeper, "The edge rows'
+         * priority"). */
         int lowest, highest;
         CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
         CUDA_CHECK(cudaStreamCreateWithFlags(&s->compute, cudaStreamNonBlocking));
