@@ -197,30 +197,64 @@ speed() {
         printf "%.2f\t%.2fx the solution'"'"'s time (%.4f ms against %.4f ms)\n", p * s, r, a, b }'
 }
 
-grade_one() { # FOLDER_NAME STUDENT_NAME DIR
+# prepare_one FOLDER_NAME STUDENT_NAME DIR: the student's folder under build/grade, the kernel
+# files collected, and one build script per complete chapter (G/run/build_NN.sh, its argument
+# make's -j), listed in $build_list: every student's chapters build side by side before any test.
+prepare_one() {
     folder=$1 student=$2 dir=$3
     g="$out_root/$folder"
-    rm -rf "$g" && mkdir -p "$g/build" || die "cannot write $g"
+    rm -rf "$g" && mkdir -p "$g/build" "$g/run" || die "cannot write $g"
     printf '%s\n' "$student" >"$g/student"
     : >"$g/flags.txt"
+    for chapter in $graded; do
+        nn=${chapter%%_*}
+        collect "$chapter" "$dir" "$g" || continue
+        cat >"$g/run/build_$nn.sh" <<EOF
+timeout -k 10 ${GRADE_BUILD_LIMIT:-300} make -s -j \$1 EXERCISES="$g/src" EXERCISE_BUILD="$g/build" \\
+    WITH_SOLUTION=1 "$g/build/ch${chapter}_exercise" >"$g/compile_$nn.log" 2>&1 </dev/null
+echo \$? >"$g/compile_$nn.rc"
+EOF
+        echo "$g/run/build_$nn.sh" >>"$build_list"
+    done
+}
+
+# build_all: the solutions' renamed objects once (every student's program links them: built side
+# by side, they would be written at once), then every listed build script, JOBS at a time.
+build_all() {
+    builds=$(wc -l <"$build_list")
+    [ "$builds" -gt 0 ] || return 0
+    if [ -d solutions ]; then
+        renamed=$(for chapter in $graded; do
+            for f in solutions/"$chapter"/*.cu; do
+                [ -f "$f" ] && printf 'build/%s/renamed/%s.o\n' "$chapter" "$(basename "$f" .cu)"
+            done
+        done)
+        [ -z "$renamed" ] || make -s -j "$jobs" $renamed >build/grade/.renamed.log 2>&1 ||
+            die "the solutions' renamed objects do not build (build/grade/.renamed.log says why)"
+    fi
+    per_build=$((jobs / builds))
+    [ $per_build -ge 1 ] || per_build=1
+    sed "s/\$/ $per_build/" "$build_list" | xargs -r -L 1 -P "$jobs" sh
+}
+
+# grade_one FOLDER_NAME STUDENT_NAME: after build_all, the chapters' states, the tests, the scores.
+grade_one() {
+    folder=$1 student=$2
+    g="$out_root/$folder"
     : >"$g/chapters.tsv"
     : >"$g/tests.tsv"
     : >"$g/groups.tsv"
     built=
     for chapter in $graded; do
         nn=${chapter%%_*}
-        if ! collect "$chapter" "$dir" "$g"; then
+        if [ -f "$g/missing_$nn.txt" ]; then
             printf '%s\tmissing\t%s\n' "$nn" "$g/missing_$nn.txt" >>"$g/chapters.tsv"
-            continue
-        fi
-        if ! timeout -k 10 "${GRADE_BUILD_LIMIT:-300}" make -s -j "$jobs" EXERCISES="$g/src" \
-            EXERCISE_BUILD="$g/build" WITH_SOLUTION=1 "$g/build/ch${chapter}_exercise" \
-            >"$g/compile_$nn.log" 2>&1; then
+        elif [ "$(cat "$g/compile_$nn.rc" 2>/dev/null)" != 0 ]; then
             printf '%s\tcompile_error\t%s\n' "$nn" "$g/compile_$nn.log" >>"$g/chapters.tsv"
-            continue
+        else
+            printf '%s\tgraded\t\n' "$nn" >>"$g/chapters.tsv"
+            built="$built $chapter"
         fi
-        printf '%s\tgraded\t\n' "$nn" >>"$g/chapters.tsv"
-        built="$built $chapter"
     done
     # The tests the rubric names, for the chapters that built, plus the hidden ones.
     if [ -n "$built" ]; then
@@ -316,21 +350,32 @@ folder_of() {
     printf '%s' "$safe"
 }
 
+build_list=$out_root/.builds # prepare_one lists its build scripts here, build_all runs them
 if [ -n "$submissions" ]; then
     out_root="$out_root/$(folder_of "$(basename "$(cd "$submissions" && pwd)")")"
-    rm -rf "$out_root"
-    count=0
+    rm -rf "$out_root" && mkdir -p "$out_root" || die "cannot write $out_root"
+    build_list=$out_root/.builds
+    : >"$build_list"
+    folders=
     for dir in "$submissions"/*/; do
         [ -d "$dir" ] || continue
-        name=$(basename "$dir")
-        grade_one "$(folder_of "$name")" "$name" "$(cd "$dir" && pwd)"
-        count=$((count + 1))
+        who=$(basename "$dir") # not $name: collect and run_tests use that
+        folders="$folders $(folder_of "$who")"
+        prepare_one "$(folder_of "$who")" "$who" "$(cd "$dir" && pwd)"
     done
-    [ $count -gt 0 ] || die "SUBMISSIONS '$submissions' has no student folders"
+    [ -n "$folders" ] || die "SUBMISSIONS '$submissions' has no student folders"
+    build_all
+    for folder in $folders; do grade_one "$folder" "$(cat "$out_root/$folder/student")"; done
     sh grading/gradebook.sh "$out_root" || die "grading/gradebook.sh failed"
-elif [ -n "$submission" ]; then
-    name=$(basename "$(cd "$submission" && pwd)")
-    grade_one "$(folder_of "$name")" "$name" "$(cd "$submission" && pwd)"
 else
-    grade_one exercises exercises "$root/exercises"
+    : >"$build_list"
+    if [ -n "$submission" ]; then
+        who=$(basename "$(cd "$submission" && pwd)")
+        prepare_one "$(folder_of "$who")" "$who" "$(cd "$submission" && pwd)"
+    else
+        who=exercises
+        prepare_one exercises exercises "$root/exercises"
+    fi
+    build_all
+    grade_one "$(folder_of "$who")" "$who"
 fi

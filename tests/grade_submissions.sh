@@ -7,10 +7,11 @@
 # solution itself (in the exercises/NN_name/ layout), a file that does not compile, a kernel that
 # hangs, one that writes far out of bounds (an illegal address), one that writes one element past
 # the end (only memcheck sees it), and a ghost-cell mutant edited outside its TODO blocks with an
-# extra file beside it. Every student lacks chapter 02 (missing). Grades them all with
-# tests/fixtures/rubric_small.txt and checks, with Python's json, xml and csv parsers, what each
-# must score, which hint each must show and what the instructor is told. Without a GPU only what
-# needs none is checked (build failures, missing files, flags, the files' formats), and it says so.
+# extra file beside it. Every student lacks chapter 02 (missing). Grades them (the hang in a class
+# of its own, below) with tests/fixtures/rubric_small.txt and checks, with Python's json, xml and
+# csv parsers, what each must score, which hint each must show and what the instructor is told.
+# Without a GPU only what needs none is checked (build failures, missing files, flags, the files'
+# formats), and it says so.
 root=$1 scratch=$2
 solution="$root/solutions/01_basic_1d/conv1d_basic.cu"
 [ -f "$solution" ] || { echo "grade_submissions: no $solution (a student's copy): skipping"; exit 77; }
@@ -31,24 +32,32 @@ make_student crashes 01_basic_1d 's/out\[i\] = sum;/out[i + (1 << 28)] = sum;/'
 make_student past_the_end 01_basic_1d 's/if (i >= n) return;/if (i > n) return;/'
 make_student ghost_mutant 01_basic_1d 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/; s/one thread per output,/one thread per output (mine),/'
 echo "my notes" >"$class/ghost_mutant/01_basic_1d/notes.txt"
-# GRADE_TIME_LIMIT=8: the hang costs 8 s, not 60; memcheck gets 32 s (with 8, beside make test's
-# other jobs on a host of four H100s, the solution once lost its memcheck point) and none for the
-# hang.
-out=$(cd "$root" && make -s grade SUBMISSIONS="$class" RUBRIC=tests/fixtures/rubric_small.txt \
-    GRADE_CHAPTERS="01 02" GRADE_TIME_LIMIT=8 2>&1)
-rc=$?
-printf '%s\n' "$out" | tail -40
-[ $rc -eq 0 ] || { echo "grade_submissions: make grade exited $rc"; exit 1; }
+# Two classes, so that no time limit is both short and tight: the kernel that hangs alone, with
+# GRADE_TIME_LIMIT=3 (it costs 3 s, and its memcheck must not run at all), and the others with
+# 30 (memcheck 120): beside make test's other jobs on a host of four H100s, tests of 0.3 to 0.7 s
+# alone took up to 13.5 s, and with a limit of 8 the solution once lost its memcheck point and
+# past_the_end its quick test.
+hang_class="$scratch/grade_selftest_hang"
+mkdir -p "$hang_class" && mv "$class/hangs" "$hang_class/" || exit 1
+grade() { # CLASS LIMIT
+    out=$(cd "$root" && make -s grade SUBMISSIONS="$1" RUBRIC=tests/fixtures/rubric_small.txt \
+        GRADE_CHAPTERS="01 02" GRADE_TIME_LIMIT=$2 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | tail -40
+    [ $rc -eq 0 ] || { echo "grade_submissions: make grade of $1 exited $rc"; exit 1; }
+}
+grade "$class" 30
+grade "$hang_class" 3
 gpu=1
 printf '%s\n' "$out" | grep -q 'no usable GPU here' && gpu=0
-python3 - "$root/build/grade/grade_selftest_class" "$gpu" <<'PY'
+python3 - "$root/build/grade/grade_selftest_class" "$root/build/grade/grade_selftest_hang" "$gpu" <<'PY'
 import csv, json, sys, xml.etree.ElementTree as ET
-base, gpu = sys.argv[1], sys.argv[2] == "1"
+base, hang_base, gpu = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
 failures = []
 def check(cond, what):
     if not cond: failures.append(what)
 def load(student):
-    g = f"{base}/{student}"
+    g = f"{hang_base if student == 'hangs' else base}/{student}"
     results = json.load(open(f"{g}/results.json"))
     junit = ET.parse(f"{g}/junit.xml").getroot()
     groups = {}
@@ -71,7 +80,9 @@ check("changed outside the TODO blocks" in flags, "ghost_mutant: the edit outsid
 check("extra file ignored: 01_basic_1d/notes.txt" in flags, "ghost_mutant: the extra file is not listed")
 check("changed outside" not in data["solution"][3], "solution: flagged although unchanged outside TODO")
 rows = list(csv.reader(open(f"{base}/gradebook.csv")))
-check(len(rows) == 1 + len(students), f"gradebook.csv has {len(rows)} rows")
+check(len(rows) == 6, f"gradebook.csv has {len(rows)} rows, not a header and 5 students")
+rows = list(csv.reader(open(f"{hang_base}/gradebook.csv")))
+check(len(rows) == 2, f"the hang's gradebook.csv has {len(rows)} rows, not a header and 1 student")
 if gpu:
     s = data["solution"][2]
     check(all(v[0] == v[1] for k, v in s.items() if k[0] == "01"), f"solution: not full marks: {s}")
@@ -79,13 +90,18 @@ if gpu:
     check(h[2][("01", "correctness")][0] < h[2][("01", "correctness")][1], "hangs: correctness not reduced")
     check(any("hint [hang]" in t["output"] for t in h[0]["tests"]), "hangs: no hang hint")
     check(h[2][("01", "sanitizers")][0] == 0, "hangs: sanitizer points for a kernel that hangs")
-    check("not run:" in open(f"{base}/hangs/logs/ch01_exercise_memcheck.log").read(),
+    check("not run:" in open(f"{hang_base}/hangs/logs/ch01_exercise_memcheck.log").read(),
           "hangs: memcheck ran after a test had run out of time")
     c = data["crashes"]
     check(c[2][("01", "correctness")][0] == 0, "crashes: correctness points for a crashing kernel")
     check(any("hint [out-of-bounds]" in t["output"] for t in c[0]["tests"]), "crashes: no out-of-bounds hint")
-    p = data["past_the_end"][2]
-    check(p[("01", "sanitizers")][0] == 0, "past_the_end: memcheck did not cost its point")
+    p = data["past_the_end"]
+    check(p[2][("01", "correctness")][0] == p[2][("01", "correctness")][1],
+          "past_the_end: correctness points lost (the one write past the end is only memcheck's)")
+    check(p[2][("01", "sanitizers")][0] == 0, "past_the_end: memcheck did not cost its point")
+    memcheck = open(f"{base}/past_the_end/logs/ch01_exercise_memcheck.log").read()
+    check("Invalid __global__ write" in memcheck and "hint [out-of-bounds]" in memcheck,
+          "past_the_end: memcheck did not report the write past the end with its hint")
     m = data["ghost_mutant"]
     check(m[2][("01", "correctness")][0] < m[2][("01", "correctness")][1], "ghost_mutant: correctness not reduced")
     check(any("hint [ghost-cells]" in t["output"] for t in m[0]["tests"]), "ghost_mutant: no ghost-cells hint")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # progress_states.sh: `make progress` from a half-done workbook.
 #
-#   sh tests/progress_states.sh ROOT SCRATCH_DIR
+#   [JOBS=N] sh tests/progress_states.sh ROOT SCRATCH_DIR      (JOBS: make progress's, default 4)
 #
 # Builds an exercises folder in SCRATCH_DIR where chapter 01 is solved (the solution's file),
 # chapter 03 is written but wrong (the solution with its left halo loaded one place off) and the
@@ -18,7 +18,7 @@ cp -R "$root/exercises/." "$scratch/"
 cp "$root/solutions/01_basic_1d/"*.cu "$scratch/01_basic_1d/"
 sed 's/int k = i - (int)blockDim.x;/int k = i - (int)blockDim.x + 1;/' "$root/solutions/03_tiled_halo/conv1d_tiled.cu" \
     >"$scratch/03_tiled_halo/conv1d_tiled.cu"
-out=$(cd "$root" && make -s progress EXERCISES="$scratch" JOBS=4 2>&1) || fail "make progress failed: $out"
+out=$(cd "$root" && make -s progress EXERCISES="$scratch" JOBS="${JOBS:-4}" 2>&1) || fail "make progress failed: $out"
 printf '%s\n' "$out"
 line() { printf '%s\n' "$out" | grep "^  $1 "; }
 line 02_constant_mask | grep -q ' untouched$' || fail "chapter 02 is not untouched"
