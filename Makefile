@@ -239,7 +239,8 @@ endef
 
 # make test's jobs: JOBS where given, else one per core up to 32. On a host of four H100s with 64
 # cores (2026-11-27), 64 jobs at once made tests of 1 s take up to 62 s (their time limit is 60)
-# and the grader's self-test 79 to 98 s; with 32, make test took 96.6 s, 1 s and 24 s those.
+# and the grader's self-test 79 to 98 s; with 32 those took 1 to 2 s and 24 to 27 s, and make
+# test 96.6 and 107.5 s (on an H100 pair, 32 cores, 75.3 s).
 TEST_JOBS := $(if $(filter file,$(origin JOBS)),$(shell n=$(JOBS); [ "$$n" -gt 32 ] && n=32; echo $$n),$(JOBS))
 test: all ## CPU tests, solution tests, exercise guards (GPU tests skip, exit 77, without a GPU)
 	$(NEED_CTEST)
