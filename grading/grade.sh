@@ -10,6 +10,7 @@
 # SUBMISSIONS: a folder with one such folder per student; neither: the workbook's exercises/.
 # Environment: GRADE_CHAPTERS="01 03" grades only those chapters; GRADE_TIME_LIMIT=S scales
 # every test's time limit (an ordinary test's 60 s becomes S, a sanitizer's 240 s 4 S);
+# GRADE_BUILD_LIMIT=S stops a chapter's build after S seconds (default 300: a compile error);
 # HIDDEN_TESTS=file adds the instructor's own tests, one per line: "NN name arguments..." runs
 # the chapter's program with those arguments as test chNN_hidden_name.
 #
@@ -30,6 +31,10 @@ case ${GRADE_TIME_LIMIT:-60} in
 '' | *[!0-9]* | 0) die "GRADE_TIME_LIMIT='$GRADE_TIME_LIMIT' is not a whole number of seconds (1 to 86400)" ;;
 esac
 [ "${GRADE_TIME_LIMIT:-60}" -le 86400 ] || die "GRADE_TIME_LIMIT='$GRADE_TIME_LIMIT' is over 86400 s"
+case ${GRADE_BUILD_LIMIT:-300} in
+'' | *[!0-9]* | 0) die "GRADE_BUILD_LIMIT='$GRADE_BUILD_LIMIT' is not a whole number of seconds (1 to 86400)" ;;
+esac
+[ "${GRADE_BUILD_LIMIT:-300}" -le 86400 ] || die "GRADE_BUILD_LIMIT='$GRADE_BUILD_LIMIT' is over 86400 s"
 [ -z "$submission" ] || [ -z "$submissions" ] || die "give SUBMISSION or SUBMISSIONS, not both"
 [ -z "$submission" ] || [ -d "$submission" ] || die "SUBMISSION '$submission' is not a folder"
 [ -z "$submissions" ] || [ -d "$submissions" ] || die "SUBMISSIONS '$submissions' is not a folder"

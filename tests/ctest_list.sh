@@ -178,6 +178,24 @@ threads=1 cost=
 skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
 
 # ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
+# The grader's bad settings: exit 2 and one line, before anything is built or run.
+grade_refuses() { # NAME PATTERN SUBMISSION SUBMISSIONS JOBS [VAR=VALUE...]
+    name=$1 pattern=$2 sub=$3 subs=$4 grade_jobs=$5
+    shift 5
+    usage_error "grade_$name" "$pattern" env "$@" sh "$root/grading/grade.sh" "$root" "$chapters" \
+        "$root/grading/rubric.txt" "$sub" "$subs" "$grade_jobs"
+}
+grade_refuses time_limit_words "GRADE_TIME_LIMIT='soon' is not a whole number" "" "" 2 \
+    GRADE_TIME_LIMIT=soon
+grade_refuses build_limit_zero "GRADE_BUILD_LIMIT='0' is not a whole number" "" "" 2 \
+    GRADE_BUILD_LIMIT=0
+grade_refuses build_limit_huge "GRADE_BUILD_LIMIT='90000' is over 86400 s" "" "" 2 \
+    GRADE_BUILD_LIMIT=90000
+grade_refuses jobs_words "JOBS='many' is not a positive whole number" "" "" many
+grade_refuses chapters_unknown "GRADE_CHAPTERS='99' names no chapter" "" "" 2 GRADE_CHAPTERS=99
+grade_refuses submission_missing "SUBMISSION '$fixtures/no_such_student' is not a folder" \
+    "$fixtures/no_such_student" "" 2
+grade_refuses both_given "give SUBMISSION or SUBMISSIONS, not both" "$fixtures" "$fixtures" 2
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
 add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
