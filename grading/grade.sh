@@ -26,15 +26,15 @@ die() {
     exit 2
 }
 [ -f "$rubric" ] || die "no rubric '$rubric' (RUBRIC=path; the default is grading/rubric.txt)"
-case $jobs in '' | *[!0-9]* | 0) die "JOBS='$jobs' is not a positive whole number" ;; esac
-case ${GRADE_TIME_LIMIT:-60} in
-'' | *[!0-9]* | 0) die "GRADE_TIME_LIMIT='$GRADE_TIME_LIMIT' is not a whole number of seconds (1 to 86400)" ;;
-esac
-[ "${GRADE_TIME_LIMIT:-60}" -le 86400 ] || die "GRADE_TIME_LIMIT='$GRADE_TIME_LIMIT' is over 86400 s"
-case ${GRADE_BUILD_LIMIT:-300} in
-'' | *[!0-9]* | 0) die "GRADE_BUILD_LIMIT='$GRADE_BUILD_LIMIT' is not a whole number of seconds (1 to 86400)" ;;
-esac
-[ "${GRADE_BUILD_LIMIT:-300}" -le 86400 ] || die "GRADE_BUILD_LIMIT='$GRADE_BUILD_LIMIT' is over 86400 s"
+case $jobs in '' | *[!0-9]* | 0*) die "JOBS='$jobs' is not a positive whole number (no leading zero)" ;; esac
+seconds() { # NAME VALUE: a whole number of seconds, 1 to 86400 (to timeout, 0 or 00 is no limit)
+    case $2 in
+    *[!0-9]* | 0*) die "$1='$2' is not a whole number of seconds (1 to 86400, no leading zero)" ;;
+    esac
+    [ "${#2}" -le 5 ] && [ "$2" -le 86400 ] || die "$1='$2' is over 86400 s"
+}
+seconds GRADE_TIME_LIMIT "${GRADE_TIME_LIMIT:-60}"
+seconds GRADE_BUILD_LIMIT "${GRADE_BUILD_LIMIT:-300}"
 [ -z "$submission" ] || [ -z "$submissions" ] || die "give SUBMISSION or SUBMISSIONS, not both"
 [ -z "$submission" ] || [ -d "$submission" ] || die "SUBMISSION '$submission' is not a folder"
 [ -z "$submissions" ] || [ -d "$submissions" ] || die "SUBMISSIONS '$submissions' is not a folder"
@@ -204,13 +204,14 @@ speed() {
 
 # prepare_one FOLDER_NAME STUDENT_NAME DIR: the student's folder under build/grade, the kernel
 # files collected, and one build script per complete chapter (G/run/build_NN.sh, its argument
-# make's -j), listed in $build_list: every student's chapters build side by side before any test.
+# make's -j), listed in G/run/builds: every student's chapters build side by side before any test.
 prepare_one() {
     folder=$1 student=$2 dir=$3
     g="$out_root/$folder"
     rm -rf "$g" && mkdir -p "$g/build" "$g/run" || die "cannot write $g"
     printf '%s\n' "$student" >"$g/student"
     : >"$g/flags.txt"
+    : >"$g/run/builds"
     for chapter in $graded; do
         nn=${chapter%%_*}
         collect "$chapter" "$dir" "$g" || continue
@@ -219,14 +220,16 @@ timeout -k 10 ${GRADE_BUILD_LIMIT:-300} make -s -j \$1 EXERCISES="$g/src" EXERCI
     WITH_SOLUTION=1 "$g/build/ch${chapter}_exercise" >"$g/compile_$nn.log" 2>&1 </dev/null
 echo \$? >"$g/compile_$nn.rc"
 EOF
-        echo "$g/run/build_$nn.sh" >>"$build_list"
+        echo "$g/run/build_$nn.sh" >>"$g/run/builds"
     done
 }
 
-# build_all: the solutions' renamed objects once (every student's program links them: built side
-# by side, they would be written at once), then every listed build script, JOBS at a time.
+# build_all FOLDER_NAME...: the solutions' renamed objects once (every student's program links
+# them: built side by side, they would be written at once), then the students' build scripts,
+# JOBS at a time.
 build_all() {
-    builds=$(wc -l <"$build_list")
+    build_list=$(for folder in "$@"; do cat "$out_root/$folder/run/builds"; done)
+    builds=$(printf '%s' "$build_list" | grep -c .)
     [ "$builds" -gt 0 ] || return 0
     if [ -d solutions ]; then
         renamed=$(for chapter in $graded; do
@@ -239,7 +242,7 @@ build_all() {
     fi
     per_build=$((jobs / builds))
     [ $per_build -ge 1 ] || per_build=1
-    sed "s/\$/ $per_build/" "$build_list" | xargs -r -L 1 -P "$jobs" sh
+    printf '%s\n' "$build_list" | sed "s/\$/ $per_build/" | xargs -r -L 1 -P "$jobs" sh
 }
 
 # grade_one FOLDER_NAME STUDENT_NAME: after build_all, the chapters' states, the tests, the scores.
@@ -346,8 +349,8 @@ grade_one() {
 # ---- the main loop -------------------------------------------------------------------------
 
 # A student's folder under build/grade: letters, digits, dot, dash and underscore; a name that
-# needed changing (or would collide with the gradebook) gets a checksum of the real one, so two
-# students never share a folder.
+# needed changing (or would collide with the gradebook) gets a checksum of the real one. Two that
+# still come out the same ('a b' beside a folder named a_b-4012491184) are refused below.
 folder_of() {
     safe=$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-64)
     case $safe in gradebook* | .* | '') safe="student_$safe" ;; esac
@@ -355,25 +358,28 @@ folder_of() {
     printf '%s' "$safe"
 }
 
-build_list=$out_root/.builds # prepare_one lists its build scripts here, build_all runs them
 if [ -n "$submissions" ]; then
     out_root="$out_root/$(folder_of "$(basename "$(cd "$submissions" && pwd)")")"
-    rm -rf "$out_root" && mkdir -p "$out_root" || die "cannot write $out_root"
-    build_list=$out_root/.builds
-    : >"$build_list"
     folders=
+    for dir in "$submissions"/*/; do # each student's folder, and no two the same
+        [ -d "$dir" ] || continue
+        folder=$(folder_of "$(basename "$dir")")
+        case " $folders " in
+        *" $folder "*) die "two students in '$submissions' would share the results folder $folder: rename one of them" ;;
+        esac
+        folders="$folders $folder"
+    done
+    [ -n "$folders" ] || die "SUBMISSIONS '$submissions' has no student folders"
+    rm -rf "$out_root" && mkdir -p "$out_root" || die "cannot write $out_root"
     for dir in "$submissions"/*/; do
         [ -d "$dir" ] || continue
         who=$(basename "$dir") # not $name: collect and run_tests use that
-        folders="$folders $(folder_of "$who")"
         prepare_one "$(folder_of "$who")" "$who" "$(cd "$dir" && pwd)"
     done
-    [ -n "$folders" ] || die "SUBMISSIONS '$submissions' has no student folders"
-    build_all
+    build_all $folders
     for folder in $folders; do grade_one "$folder" "$(cat "$out_root/$folder/student")"; done
     sh grading/gradebook.sh "$out_root" || die "grading/gradebook.sh failed"
 else
-    : >"$build_list"
     if [ -n "$submission" ]; then
         who=$(basename "$(cd "$submission" && pwd)")
         prepare_one "$(folder_of "$who")" "$who" "$(cd "$submission" && pwd)"
@@ -381,6 +387,6 @@ else
         who=exercises
         prepare_one exercises exercises "$root/exercises"
     fi
-    build_all
+    build_all "$(folder_of "$who")"
     grade_one "$(folder_of "$who")" "$who"
 fi

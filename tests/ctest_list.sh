@@ -191,7 +191,15 @@ grade_refuses build_limit_zero "GRADE_BUILD_LIMIT='0' is not a whole number" "" 
     GRADE_BUILD_LIMIT=0
 grade_refuses build_limit_huge "GRADE_BUILD_LIMIT='90000' is over 86400 s" "" "" 2 \
     GRADE_BUILD_LIMIT=90000
+grade_refuses time_limit_zeros "GRADE_TIME_LIMIT='00' is not a whole number" "" "" 2 \
+    GRADE_TIME_LIMIT=00
 grade_refuses jobs_words "JOBS='many' is not a positive whole number" "" "" many
+grade_refuses jobs_zeros "JOBS='00' is not a positive whole number" "" "" 00
+# Two students whose folder names come out the same ('a b' becomes a_b-<its cksum>), made here.
+usage_error grade_shared_folder "would share the results folder a_b-4012491184" sh -c \
+    'rm -rf "$1" && mkdir -p "$1/a b" "$1/a_b-4012491184" && shift && exec "$@"' sh \
+    "$b/tests/grade_collision" sh "$root/grading/grade.sh" "$root" "$chapters" \
+    "$root/grading/rubric.txt" "" "$b/tests/grade_collision" 2
 grade_refuses chapters_unknown "GRADE_CHAPTERS='99' names no chapter" "" "" 2 GRADE_CHAPTERS=99
 grade_refuses submission_missing "SUBMISSION '$fixtures/no_such_student' is not a folder" \
     "$fixtures/no_such_student" "" 2
