@@ -381,12 +381,12 @@ if [ -n "$submissions" ]; then
     sh grading/gradebook.sh "$out_root" || die "grading/gradebook.sh failed"
 else
     if [ -n "$submission" ]; then
-        who=$(basename "$(cd "$submission" && pwd)")
-        prepare_one "$(folder_of "$who")" "$who" "$(cd "$submission" && pwd)"
+        place=$(cd "$submission" && pwd) who=$(basename "$(cd "$submission" && pwd)")
     else
-        who=exercises
-        prepare_one exercises exercises "$root/exercises"
+        place="$root/exercises" who=exercises
     fi
-    build_all "$(folder_of "$who")"
-    grade_one "$(folder_of "$who")" "$who"
+    folder=$(folder_of "$who")
+    prepare_one "$folder" "$who" "$place"
+    build_all "$folder"
+    grade_one "$folder" "$who"
 fi

@@ -210,8 +210,8 @@ void slab_engine_open(struct slab_engine *e, int width, int height, int mask_w, 
          * are launched while the interior's blocks fill the GPU, and the block scheduler starts
          * theirs first instead of after every waiting interior block. At the interior's
          * priority a little less of the trade showed on two GPUs, and 1 to 4 us a pass more on
-         * four, where a middle slab has two edge launches (the lesson's Deeper, "The edge rows'
-         * priority"). */
+         * four, also with a middle slab's two edges in one launch (the lesson's Deeper, "The
+         * edge rows' priority"). */
         int lowest, highest;
         CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
         CUDA_CHECK(cudaStreamCreateWithFlags(&s->compute, cudaStreamNonBlocking));
