@@ -52,9 +52,9 @@ endif
 CFLAGS := -std=c11 -O2 -g -Wall -Wextra -fopenmp -Icommon -I$(CUDA_HOME)/include $(PNG_CFLAGS)
 NVCCFLAGS := -O3 -std=c++17 -lineinfo $(GENCODE) -Xcompiler -Wall,-Wextra -Icommon
 LDLIBS := -Xcompiler -fopenmp $(PNG_LIBS) -lm
-# An unsolved exercise declares variables and takes parameters that only its TODO code uses:
-# those two warnings are silenced for exercise files alone.
-EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter
+# An unsolved exercise declares variables, takes parameters and offers helper functions that only
+# its TODO code uses: those warnings are silenced for exercise files alone.
+EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter,-Wno-unused-function
 
 # ---- the chapter registry ------------------------------------------------------------------
 # Every chapters/NN_*/ folder is a chapter and must have a chapter.mk, an exercises/ folder and,

@@ -41,11 +41,17 @@ static void no_device(const char *reason, cudaError_t status) {
 
 void device_one_queue(void) { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0); }
 
-void device_probe(struct device_info *info) {
+int device_count(void) {
     int count = 0;
-    cudaError_t status = cudaGetDeviceCount(&count);
+    const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) no_device("cudaGetDeviceCount", status);
     if (count < 1) no_device("device count", cudaErrorNoDevice);
+    return count;
+}
+
+void device_probe(struct device_info *info) {
+    device_count();
+    cudaError_t status;
     struct cudaDeviceProp prop;
     if ((status = cudaSetDevice(0)) != cudaSuccess) no_device("cudaSetDevice", status);
     /* The first real call creates the context; a broken driver shows up here. */

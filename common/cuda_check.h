@@ -4,7 +4,8 @@
  *                         line and CUDA's message, then exit with WB_EXIT_FAIL
  *   CUDA_CHECK_LAUNCH()   after every kernel launch: checks cudaGetLastError() the same way
  *   device_one_queue      before the first CUDA call: one hardware queue (a cheaper start)
- *   device_probe          find a usable GPU or exit 77 (CTest's "skipped"), saying why
+ *   device_count          how many GPUs the runtime sees; none: exit 77 (CTest's "skipped")
+ *   device_probe          find a usable GPU or exit 77, saying why
  *   device_fma_peak       the FP32 FMA roof: SMs x FP32 lanes per SM x peak SM clock
  *   device_malloc         cudaMalloc that turns "too big for this GPU" into a clear exit 2
  *
@@ -51,6 +52,10 @@ struct device_info {
  * one stream. Measured on an H100 (2026-11-26): a bare context took 0.15 s alone and 16 processes
  * starting at once 3.6 s; with one queue 0.06 s and 1.2 s. A value the user set is kept. */
 void device_one_queue(void);
+
+/* The number of GPUs the runtime sees (CUDA_VISIBLE_DEVICES applied), creating no context; none,
+ * or no driver: the message below and exit WB_EXIT_NO_DEVICE. */
+int device_count(void);
 
 /* Selects device 0 and creates its context. Any failure (no driver, no device, a device that
  * cannot start a context) prints "<program>: no usable CUDA device (<reason>): skipping" and

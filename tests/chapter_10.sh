@@ -22,6 +22,25 @@ usage_error "ch10_compute_delay_too_long" "WB_SLABS_COMPUTE_DELAY_US='100001' is
     env WB_SLABS_COMPUTE_DELAY_US=100001 "$solution" --check
 usage_error "ch10_scaling_refuses_check" "--scaling measures on generated images: drop --check" \
     "$solution" --scaling --check
+# A launch that cannot work is refused before any GPU work, so these need no GPU: the launcher's
+# variables (each launcher's names), --gpus against the processes started, and NCCL's id file
+# (unset; or, for rank 0, one that exists: it is left as it was). Without NCCL in the build, any
+# launch of several processes is refused for that instead.
+usage_error "ch10_launch_rank_outside_world" "WB_RANK=2 and WB_WORLD_SIZE=2 are no rank of a" \
+    env WB_RANK=2 WB_WORLD_SIZE=2 "$solution" --check
+usage_error "ch10_launch_rank_words" "SLURM_PROCID=one and SLURM_NTASKS=2 are no rank of a" \
+    env SLURM_PROCID=one SLURM_NTASKS=2 "$solution" --check
+usage_error "ch10_launch_local_rank_words" "WB_LOCAL_RANK=first is not a whole number" \
+    env WB_RANK=0 WB_WORLD_SIZE=2 WB_LOCAL_RANK=first "$solution" --check
+usage_error "ch10_launch_gpus_not_processes" "--gpus 3, but Open MPI started 2 processes" \
+    env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$solution" --check --gpus 3
+usage_error "ch10_launch_no_id_file" "2 processes \(MPICH\): set WB_NCCL_ID_FILE|without NCCL" \
+    env -u WB_NCCL_ID_FILE PMI_RANK=1 PMI_SIZE=2 "$solution" --check
+usage_error "ch10_launch_id_file_exists" "WB_NCCL_ID_FILE '.*/id_file_kept' exists|without NCCL" \
+    sh -c 'cp "$0" "$1" && kept=$1 && shift && "$@"; rc=$?
+        cmp -s "$kept" "$0" || { echo "WB_NCCL_ID_FILE was changed" >&2; exit 1; }; exit $rc' \
+    "$fixtures/mask_3.txt" "$b/tests/id_file_kept" env RANK=0 WORLD_SIZE=2 \
+    WB_NCCL_ID_FILE="$b/tests/id_file_kept" "$solution" --check
 
 # K passes on one GPU: the tolerance compounds (common/iterated.h). Blurs (weights of one sign)
 # for many passes: with signed weights the bound outgrows the result after a few passes (values
@@ -30,6 +49,8 @@ add "ch10_solution_passes" "$labels" "$solution" --gpus 1 --check --own-kernels 
     --mask gaussian,box --size 1x1,1x300,300x1,33x31,401x277 --mask-width "1:7,5x3,2x6,15"
 add "ch10_solution_passes_signed" "$labels" "$solution" --gpus 1 --check --own-kernels \
     --iterations 2 --size 1x300,300x1,33x31,401x277 --mask-width "1:7,5x3,2x6,15"
+add "ch10_more_gpus_than_visible" "$labels" "$expect" --gpu 2 \
+    "--gpus 64: only [0-9]+ GPUs? (is|are) visible" -- "$solution" --check --gpus 64
 add "ch10_scaling_one_gpu" "$labels" "$solution" --gpus 1 --scaling --size 301x203 --mask-width 5 \
     --iterations 3
 

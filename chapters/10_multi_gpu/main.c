@@ -90,24 +90,29 @@ struct handover {
     uint64_t seed;
 };
 
-/* Which GPUs, and with several processes the id and the seed (rank 0's replaces *seed; main
- * calls this first when a launcher started it, so that the seed is shared before any data). */
+/* Which GPUs, and with several processes the id and the seed (rank 0's replaces *seed). main
+ * calls this before any GPU work where a launcher started several processes or --gpus asks for
+ * several GPUs, so that a launch that cannot work and GPUs that are not there are refused first:
+ * the launcher's variables, --gpus against the processes, NCCL, WB_NCCL_ID_FILE (exit 2), then
+ * the GPUs (none: exit 77; fewer than --gpus: exit 2). */
 static void find_gpus(uint64_t *seed) {
     if (gpus.ready) return;
     char err[WB_ERR_LEN];
-    int visible = 0;
-    CUDA_CHECK(cudaGetDeviceCount(&visible));
     const int launched = ranks_from_env(&gpus.ranks, err);
     if (launched < 0) wb_die(WB_EXIT_USAGE, "%s", err);
     if (launched && gpus.ranks.world > 1) {
         if (chapter.gpus && chapter.gpus != gpus.ranks.world)
             wb_die(WB_EXIT_USAGE, "--gpus %d, but %s started %d processes (one GPU each)",
                    chapter.gpus, gpus.ranks.launcher, gpus.ranks.world);
-        gpus.processes = gpus.count = gpus.ranks.world;
-        gpus.devices[0] = gpus.ranks.local_rank % visible;
-#ifdef WB_HAVE_NCCL
+#ifndef WB_HAVE_NCCL
+        wb_die(WB_EXIT_USAGE, "%d processes: this program was built without NCCL (install NCCL "
+               "and rebuild: README.md, Requirements)", gpus.ranks.world);
+#else
+        if (!ranks_id_file(&gpus.ranks, err)) wb_die(WB_EXIT_USAGE, "%s", err);
         if (sizeof(ncclUniqueId) > sizeof gpus.id) wb_die(1, "NCCL's unique id outgrew its room");
         if (!seed) wb_die(1, "find_gpus: several processes, and no seed to share");
+        gpus.processes = gpus.count = gpus.ranks.world;
+        gpus.devices[0] = gpus.ranks.local_rank % device_count();
         struct handover h;
         memset(&h, 0, sizeof h);
         if (gpus.ranks.rank == 0) {
@@ -119,11 +124,9 @@ static void find_gpus(uint64_t *seed) {
         if (ranks_share_id(&gpus.ranks, &h, sizeof h, err)) wb_die(WB_EXIT_USAGE, "%s", err);
         memcpy(gpus.id, h.id, sizeof gpus.id);
         *seed = h.seed;
-#else
-        wb_die(WB_EXIT_USAGE, "%d processes: this program was built without NCCL (install NCCL "
-               "and rebuild: README.md, Requirements)", gpus.ranks.world);
 #endif
     } else {
+        const int visible = device_count();
         gpus.processes = 1;
         gpus.count = chapter.gpus ? chapter.gpus : visible;
 #ifndef WB_HAVE_NCCL
@@ -417,16 +420,14 @@ int main(int argc, char **argv) {
     slab_engine_nccl_defaults();
     delay_ns("WB_SLABS_HALO_DELAY_US"); /* bad values are refused before any GPU work */
     delay_ns("WB_SLABS_COMPUTE_DELAY_US");
-    struct ranks launched;
-    char err[WB_ERR_LEN];
-    if (ranks_from_env(&launched, err) > 0 && launched.world > 1) {
-        struct device_info device; /* exit 77 without a GPU, as the harness would */
-        device_probe(&device);
-        find_gpus(&opt.seed); /* every process draws the same data: rank 0's seed */
-    }
     if (chapter.scaling && (opt.mode == CLI_MODE_CHECK || opt.input_count))
         wb_die(WB_EXIT_USAGE, "--scaling measures on generated images: drop %s",
                opt.input_count ? "--input" : "--check");
+    struct ranks launched;
+    char err[WB_ERR_LEN];
+    const int by_launcher = ranks_from_env(&launched, err);
+    if (by_launcher < 0 || (by_launcher && launched.world > 1) || chapter.gpus > 1)
+        find_gpus(&opt.seed); /* with several processes, all draw the same data: rank 0's seed */
     conv2d_set_passes(chapter.iterations);
     /* the reference exchange is linked only when grading (WITH_SOLUTION): absent otherwise */
     if (!wb_solution_exchange_halos) variants[1].host_launch = NULL;

@@ -53,17 +53,27 @@ int ranks_from_env(struct ranks *r, char *err) {
     return 0;
 }
 
-int ranks_share_id(const struct ranks *r, void *id, size_t size, char *err) {
+const char *ranks_id_file(const struct ranks *r, char *err) {
     const char *path = getenv("WB_NCCL_ID_FILE");
-    if (!path || !*path)
-        return wb_error(err, "%d processes (%s): set WB_NCCL_ID_FILE to a path all of them can "
-                        "read, fresh for each run (rank 0 writes NCCL's id there)", r->world,
-                        r->launcher);
+    if (!path || !*path) {
+        wb_error(err, "%d processes (%s): set WB_NCCL_ID_FILE to a path all of them can read, "
+                 "fresh for each run (rank 0 writes NCCL's id there)", r->world, r->launcher);
+        return NULL;
+    }
+    struct stat st;
+    if (r->rank == 0 && stat(path, &st) == 0) {
+        wb_error(err, "WB_NCCL_ID_FILE '%s' exists, perhaps from an earlier run: remove it or "
+                 "give a fresh path", path);
+        return NULL;
+    }
+    return path;
+}
+
+int ranks_share_id(const struct ranks *r, void *id, size_t size, char *err) {
+    const char *path = ranks_id_file(r, err);
+    if (!path) return -1;
     struct stat st;
     if (r->rank == 0) {
-        if (stat(path, &st) == 0)
-            return wb_error(err, "WB_NCCL_ID_FILE '%s' exists, perhaps from an earlier run: "
-                            "remove it or give a fresh path", path);
         struct safe_output out;
         if (safe_output_open(&out, path, err)) return -1;
         const int rc = fwrite(id, 1, size, out.fp) == size ? 0 : -1;

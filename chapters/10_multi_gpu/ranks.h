@@ -7,6 +7,7 @@
  *                     PMI_RANK / PMI_SIZE / MPI_LOCALRANKID (MPICH, Intel MPI);
  *                     SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID (srun);
  *                     RANK / WORLD_SIZE / LOCAL_RANK (torchrun)
+ *   ranks_id_file     WB_NCCL_ID_FILE, refused early when unset or (rank 0) already there
  *   ranks_share_id    rank 0 writes the id to WB_NCCL_ID_FILE (a path every process can read:
  *                     a shared file system across nodes); the others wait for it, 60 s at most
  *
@@ -29,6 +30,10 @@ struct ranks {
 /* 1 and fills r when a launcher's variables are set (world > 1 or not); 0 when none are; -1 with
  * a one-line message in err when they are set but make no sense (a rank outside the world). */
 int ranks_from_env(struct ranks *r, char *err);
+
+/* WB_NCCL_ID_FILE's path, or NULL with a one-line message in err: unset, or (rank 0) a file that
+ * exists already. Checked before any GPU work, and again by ranks_share_id. */
+const char *ranks_id_file(const struct ranks *r, char *err);
 
 /* id: `size` bytes; rank 0's are written to the file, the others' read from it. 0, or -1 with a
  * one-line message in err (no WB_NCCL_ID_FILE, a file that cannot be written, or no id within

@@ -121,6 +121,10 @@ void slab_engine_nccl_defaults(void) {
      * communicator; a value the user set stays. */
 #ifdef WB_HAVE_NCCL
     setenv("NCCL_MAX_CTAS", "1", 0);
+    /* No NVLink SHARP (multicast through an NVSwitch): it serves collectives, and the halo goes
+     * by send and receive; the two collectives here (a gather's broadcasts, a barrier of one
+     * float) are small. Off, no communicator sets up multicast memory. */
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
 #endif
 }
 

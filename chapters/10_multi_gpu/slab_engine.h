@@ -100,8 +100,8 @@ struct slab_engine {
     unsigned long long halo_delay_ns, compute_delay_ns;
 };
 
-/* Before any NCCL call: NCCL's kernels limited to one block (NCCL_MAX_CTAS=1) unless the
- * environment already sets NCCL_MAX_CTAS. */
+/* Before any NCCL call: NCCL's kernels limited to one block (NCCL_MAX_CTAS=1) and NVLink SHARP
+ * off (NCCL_NVLS_ENABLE=0), each unless the environment already sets it. */
 void slab_engine_nccl_defaults(void);
 /* Slabs of a width x height image for a mask of mask_h rows. devices[0..local-1]: the GPUs this
  * process drives; count: slabs in all; first_rank: the rank of devices[0] (0 with one process;
