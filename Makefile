@@ -159,7 +159,7 @@ $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(call chapter_headers,$(1)) $(wild
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(EXERCISE_BUILD)/$(1)/exercise/%.o: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
 	@mkdir -p $$(@D)
-	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -MD -MF $$@.d -c $$< -o $$@
 $(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
 $(EXERCISE_BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(call used_objects,$(1)) $(if $(WITH_SOLUTION),$(call renamed_objects,$(1))) $(COMMON_LIB)
@@ -287,10 +287,19 @@ mutants: all ## GPU: plant known bugs in the solutions; each must fail with the 
 
 # Grading (README.md, "For instructors"): SUBMISSION=DIR grades one student's files, SUBMISSIONS=DIR
 # every subfolder; neither: the workbook's own exercises/. RUBRIC=path replaces grading/rubric.txt.
-RUBRIC ?= grading/rubric.txt
+# The paths reach grading/grade.py as data: each is exported as its unexpanded text ($(value)), and
+# never pasted into a recipe, so `...`, $(...), quotes and spaces in them only name a file.
+unexport SUBMISSION SUBMISSIONS RUBRIC HIDDEN_TESTS
+grade: export WB_GRADE_SUBMISSION := $(value SUBMISSION)
+grade: export WB_GRADE_SUBMISSIONS := $(value SUBMISSIONS)
+grade: export WB_GRADE_RUBRIC := $(value RUBRIC)
+grade: export WB_GRADE_HIDDEN_TESTS := $(value HIDDEN_TESTS)
+grade: export WB_GRADE_JOBS := $(if $(filter command line,$(origin JOBS)),$(value JOBS))
+grade: export WB_GRADE_CHAPTER_LIST := $(CHAPTERS)
+grade: export WB_GRADE_SM := $(SM)
 grade: all ## grade exercises/, SUBMISSION=DIR or SUBMISSIONS=DIR against RUBRIC (results in build/grade/)
-	$(NEED_CTEST)
-	@sh grading/grade.sh "$(CURDIR)" "$(CHAPTERS)" "$(RUBRIC)" "$(SUBMISSION)" "$(SUBMISSIONS)" $(JOBS)
+	@command -v python3 >/dev/null || { echo "make grade needs python3 (Debian/Ubuntu: apt-get install python3)"; exit 1; }
+	@python3 grading/grade.py
 
 # The measured report (README.md, "The measured report"): sweeps on the GPU as JSON lines, then
 # report/plot.py writes the CSVs, the figures (with matplotlib) and build/report/report.md.

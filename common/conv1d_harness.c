@@ -81,6 +81,7 @@ static struct kernel_rules rules_1d(void *context, int v) {
     struct kernel_rules rules = {.label = k->label,
                                  .absent = k->launch == NULL,
                                  .comparison = k->comparison,
+                                 .solution = k->solution,
                                  .block_rule = k->block_rule};
     return rules;
 }

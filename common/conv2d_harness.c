@@ -144,6 +144,7 @@ static struct kernel_rules rules_2d(void *context, int v) {
     struct kernel_rules rules = {.label = k->label,
                                  .absent = k->launch == NULL && k->host_launch == NULL,
                                  .comparison = k->comparison,
+                                 .solution = k->solution,
                                  .block_rule = k->block_rule,
                                  .refuses = k->refuses};
     return rules;

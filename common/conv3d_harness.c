@@ -154,6 +154,7 @@ static struct kernel_rules rules_3d(void *context, int v) {
     struct kernel_rules rules = {.label = k->label,
                                  .absent = k->launch == NULL,
                                  .comparison = k->comparison,
+                                 .solution = k->solution,
                                  .block_rule = BLOCK_ANY,
                                  .refuses = refuses_3d};
     return rules;

@@ -7,22 +7,24 @@
  *                                results), kept from one configuration to the next
  *   HARNESS_WARMUP_RUNS, HARNESS_MASK_SEED_OFFSET, HARNESS_MISMATCHES_LISTED
  *   struct variant_result        one kernel's outcome on one configuration
- *   harness_start                program name, command line with the chapter kernel's block rule
- *                                (help and spec: returns 1; errors: exit 2)
+ *   harness_start                the grader's token (verdict.h), program name, command line with
+ *                                the chapter kernel's block rule (help, spec: returns 1; errors: 2)
  *   harness_make_masks           the masks to run: --mask-file, or the kind at each --mask-width
  *   harness_require_block        exit 2 when --block is too small for the chapter's own kernel
  *   harness_open_device          probe the GPU (exit 77 without one), print the header line,
  *                                start the watchdog (WB_TIME_LIMIT_S)
  *   harness_same_twice           a second launch must give the same bits (else: a race)
  *   harness_run_configuration    one data set and mask through every kernel: block rule and
- *                                refusals (skipped, with the reason), check, --output, timing
+ *                                refusals (skipped, with the reason), check, --output, timing,
+ *                                the check again after timing (and the grader's time line)
  *   harness_print_variant        a kernel's PASS/FAIL line (with its time in run mode)
  *   harness_print_row            a kernel's row of the --bench table, up to "vs <baseline>"
  *   harness_json_result          a kernel's result fields for --json
  *   harness_finish               "<program>: PASS (N configurations)" or FAIL, after the most
  *                                likely cause of the failures (diagnose.h), and the exit code;
  *                                a pass where the chapter's own kernel (the first) ran in no
- *                                configuration says "... ran in none of them: not checked"
+ *                                configuration says "... ran in none of them: not checked";
+ *                                under the grader, the verdict's token line too
  */
 #ifndef HARNESS_H
 #define HARNESS_H
@@ -78,6 +80,7 @@ struct kernel_rules {
     const char *label;
     int absent;     /* a weak kernel that is not linked (workbook.h): skipped without a word */
     int comparison; /* shown beside the chapter's own: --own-kernels skips it without a word */
+    int solution;   /* the chapter's reference, linked in only by the grader */
     enum block_rule block_rule;
     const char *(*refuses)(int mask_w, int mask_h); /* NULL, or returns NULL when it runs */
 };

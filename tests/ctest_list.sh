@@ -182,35 +182,46 @@ skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
 grade_refuses() { # NAME PATTERN SUBMISSION SUBMISSIONS JOBS [VAR=VALUE...]
     name=$1 pattern=$2 sub=$3 subs=$4 grade_jobs=$5
     shift 5
-    usage_error "grade_$name" "$pattern" env "$@" sh "$root/grading/grade.sh" "$root" "$chapters" \
-        "$root/grading/rubric.txt" "$sub" "$subs" "$grade_jobs"
+    usage_error "grade_$name" "$pattern" env WB_GRADE_CHAPTER_LIST="$chapters" \
+        WB_GRADE_SUBMISSION="$sub" WB_GRADE_SUBMISSIONS="$subs" WB_GRADE_JOBS="$grade_jobs" "$@" \
+        python3 "$root/grading/grade.py"
 }
 grade_refuses time_limit_words "GRADE_TIME_LIMIT='soon' is not a whole number" "" "" 2 \
     GRADE_TIME_LIMIT=soon
 grade_refuses build_limit_zero "GRADE_BUILD_LIMIT='0' is not a whole number" "" "" 2 \
     GRADE_BUILD_LIMIT=0
-grade_refuses build_limit_huge "GRADE_BUILD_LIMIT='90000' is over 86400 s" "" "" 2 \
+grade_refuses build_limit_huge "GRADE_BUILD_LIMIT='90000' is not a whole number" "" "" 2 \
     GRADE_BUILD_LIMIT=90000
 grade_refuses time_limit_zeros "GRADE_TIME_LIMIT='00' is not a whole number" "" "" 2 \
     GRADE_TIME_LIMIT=00
 grade_refuses jobs_words "JOBS='many' is not a positive whole number" "" "" many
 grade_refuses jobs_zeros "JOBS='00' is not a positive whole number" "" "" 00
-# Two students whose folder names come out the same ('a b' becomes a_b-<its cksum>), made here.
-usage_error grade_shared_folder "would share the results folder a_b-4012491184" sh -c \
-    'rm -rf "$1" && mkdir -p "$1/a b" "$1/a_b-4012491184" && shift && exec "$@"' sh \
-    "$b/tests/grade_collision" sh "$root/grading/grade.sh" "$root" "$chapters" \
-    "$root/grading/rubric.txt" "" "$b/tests/grade_collision" 2
+grade_refuses hidden_visibility "GRADE_HIDDEN_VISIBILITY='soon' is not one of" "" "" 2 \
+    GRADE_HIDDEN_VISIBILITY=soon
+# Two students whose folder names come out the same ('a b' becomes a_b-<its checksum>), made here.
+usage_error grade_shared_folder "would share a results folder" sh -c \
+    'rm -rf "$1" && mkdir -p "$1/a b" "$1/a_b-c8687a08" && shift && exec "$@"' sh \
+    "$b/tests/grade_collision" env WB_GRADE_CHAPTER_LIST="$chapters" \
+    WB_GRADE_SUBMISSIONS="$b/tests/grade_collision" python3 "$root/grading/grade.py"
 grade_refuses chapters_unknown "GRADE_CHAPTERS='99' names no chapter" "" "" 2 GRADE_CHAPTERS=99
 grade_refuses submission_missing "SUBMISSION '$fixtures/no_such_student' is not a folder" \
     "$fixtures/no_such_student" "" 2
 grade_refuses both_given "give SUBMISSION or SUBMISSIONS, not both" "$fixtures" "$fixtures" 2
+grade_refuses submission_in_solutions "lies in the workbook's solutions/" "$root/solutions" "" 2
+# The gate's rules on the solutions, the exercises and one attack per rule (no compiler needed).
+add grade_gate "cpu;grading" python3 "$root/tests/grade_gate.py" "$root"
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
-add grade_export "cpu;grading" "$root/tests/grade_export.sh" "$b/tests/tmp_grade_export"
+add grade_export "cpu;grading" python3 "$root/tests/grade_export.py" "$root" "$b/tests/tmp_grade_export"
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
 # takes four of CTest's slots.
 threads=$HEAVY_THREADS cost=90
 skippable grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
     "$root" "$b/tests/grade_submissions"
+threads=1 cost=
+# Every attack in tests/exploits/ (the GPU ones where there is a GPU), each with its outcome.
+threads=$HEAVY_THREADS cost=90
+skippable grade_exploits "cpu;grading" env JOBS=$HEAVY_THREADS python3 "$root/tests/exploits/run.py" \
+    "$root" "$b/tests/grade_exploits"
 threads=1 cost=
 
 # ---- the lessons (CPU): each asks before it tells (tests/lesson_structure.sh says how) ---------

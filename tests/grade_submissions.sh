@@ -6,8 +6,8 @@
 # Writes, from the chapter 01 solution, one folder per student under SCRATCH_DIR/class: the
 # solution itself (in the exercises/NN_name/ layout), a file that does not compile, a kernel that
 # hangs, one that writes far out of bounds (an illegal address), one that writes one element past
-# the end (only memcheck sees it), and a ghost-cell mutant edited outside its TODO blocks with an
-# extra file beside it. Every student lacks chapter 02 (missing). Grades them (the hang in a class
+# the end (only memcheck sees it), a ghost-cell mutant with an extra file beside it, and the
+# solution edited outside its TODO blocks (refused by the gate: grading/RULES.md, no-drift). Every student lacks chapter 02 (missing). Grades them (the hang in a class
 # of its own, below) with tests/fixtures/rubric_small.txt and checks, with Python's json, xml and
 # csv parsers, what each must score, which hint each must show and what the instructor is told.
 # Without a GPU only what needs none is checked (build failures, missing files, flags, the files'
@@ -24,14 +24,15 @@ make_student() { # NAME LAYOUT SED_EXPRESSION
     sed "$3" "$solution" >"$dir/conv1d_basic.cu"
 }
 make_student solution exercises/01_basic_1d 's/^//'
-make_student no_compile 01_basic_1d 's/int blocks = /int blocks = oops + /'
+make_student no_compile 01_basic_1d 's/out\[i\] = sum;/out[i] = oops;/'
 # clock64() is volatile, so the compiler keeps this loop (a spin on a local volatile it removed).
 make_student hangs 01_basic_1d 's/if (i >= n) return;/if (i >= n) return;\
     if (i == 0) while (clock64() >= 0) { }/'
 make_student crashes 01_basic_1d 's/out\[i\] = sum;/out[i + (1 << 28)] = sum;/'
 make_student past_the_end 01_basic_1d 's/if (i >= n) return;/if (i > n) return;/'
-make_student ghost_mutant 01_basic_1d 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/; s/one thread per output,/one thread per output (mine),/'
+make_student ghost_mutant 01_basic_1d 's/k >= 0 \&\& k < n/k >= 0 \&\& k < n - 1/'
 echo "my notes" >"$class/ghost_mutant/01_basic_1d/notes.txt"
+make_student drifted 01_basic_1d 's/one thread per output,/one thread per output (mine),/'
 # Two classes, so that no time limit is both short and tight: the kernel that hangs alone, with
 # GRADE_TIME_LIMIT=3 (it costs 3 s, and its memcheck must not run at all), and the others with
 # 30 (memcheck 120): beside make test's other jobs on a host of four H100s, tests of 0.3 to 0.7 s
@@ -62,10 +63,10 @@ def load(student):
     junit = ET.parse(f"{g}/junit.xml").getroot()
     groups = {}
     for line in open(f"{g}/groups.tsv"):
-        nn, group, score, top, note = line.rstrip("\n").split("\t")
+        nn, group, score, top, note, state = line.rstrip("\n").split("\t")
         groups[(nn, group)] = (float(score), float(top), note)
     return results, junit, groups, open(f"{g}/flags.txt").read(), open(f"{g}/chapters.tsv").read()
-students = ["solution", "no_compile", "hangs", "crashes", "past_the_end", "ghost_mutant"]
+students = ["solution", "no_compile", "hangs", "crashes", "past_the_end", "ghost_mutant", "drifted"]
 data = {s: load(s) for s in students}
 for s, (results, junit, groups, flags, chapters) in data.items():
     check("02\tmissing" in chapters, f"{s}: chapter 02 not reported missing")
@@ -76,11 +77,13 @@ results, junit, groups, flags, chapters = data["no_compile"]
 check("01\tcompile_error" in chapters, "no_compile: not reported as a compile error")
 check(any("oops" in t["output"] for t in results["tests"]), "no_compile: the compiler's error is not shown")
 results, junit, groups, flags, chapters = data["ghost_mutant"]
-check("changed outside the TODO blocks" in flags, "ghost_mutant: the edit outside TODO blocks is not flagged")
 check("extra file ignored: 01_basic_1d/notes.txt" in flags, "ghost_mutant: the extra file is not listed")
-check("changed outside" not in data["solution"][3], "solution: flagged although unchanged outside TODO")
+results, junit, groups, flags, chapters = data["drifted"]
+check("rule no-drift" in flags, "drifted: the edit outside TODO blocks is not refused")
+check(groups[("01", "correctness")][0] == 0, "drifted: a file refused by the gate scored")
+check("rule" not in data["solution"][3], "solution: refused by the gate")
 rows = list(csv.reader(open(f"{base}/gradebook.csv")))
-check(len(rows) == 6, f"gradebook.csv has {len(rows)} rows, not a header and 5 students")
+check(len(rows) == 7, f"gradebook.csv has {len(rows)} rows, not a header and 6 students")
 rows = list(csv.reader(open(f"{hang_base}/gradebook.csv")))
 check(len(rows) == 2, f"the hang's gradebook.csv has {len(rows)} rows, not a header and 1 student")
 if gpu:

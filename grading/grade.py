@@ -1,0 +1,699 @@
+"""grade.py: `make grade`. Gates, builds and tests students' kernel files against the rubric, and
+writes the results for the tools instructors use (README.md, "For instructors").
+
+  make grade [SUBMISSION=DIR | SUBMISSIONS=DIR] [RUBRIC=F] [HIDDEN_TESTS=F] [JOBS=N]
+
+The Makefile passes those four paths and JOBS unexpanded in WB_GRADE_* variables: they are data
+here, never shell text. Also read from the environment: GRADE_CHAPTERS="01 03",
+GRADE_TIME_LIMIT=S (an ordinary test's limit, 60 s by default; a sanitizer's is 4 S),
+GRADE_BUILD_LIMIT=S (300), GRADE_ALLOW_DRIFT=1, GRADE_KEEP=1, GRADE_HIDDEN_VISIBILITY.
+
+For each student and chapter: collect the files, the gate's text rules (gate.py), compile,
+the gate's object rules, link beside the renamed solution, run the rubric's tests (each its own
+process, under limits, with a fresh token: only the program's token lines count, verdict.h),
+speed against the solution in the same process, score. Nothing in the workbook or the submission
+is written. Grading runs the student's code with your rights: it is not a sandbox (RULES.md).
+Sections: settings, limits and processes, one student, the rubric, the main flow.
+"""
+import fcntl
+import os
+import re
+import resource
+import secrets
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import export  # noqa: E402
+import gate  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.chdir(ROOT)
+OUT = "build/grade"  # relative: make takes no spaces in paths, and the workbook's may hold some
+TEST_LIMIT_S, SANITIZER_FACTOR, SPEED_LIMIT_S = 60, 4, 300
+BUILD_MEMORY = 16 << 30   # address space of a build process (nvcc's front end, cicc, ptxas)
+BUILD_FILE_SIZE = 256 << 20  # largest file a build may write (an object with 1 GiB of data: no)
+TEST_FILE_SIZE = 256 << 20   # largest file a test may write, its log included
+PROCESSES = 4096          # processes of this user while a build or test runs
+LOG_KEPT = 256 << 10      # bytes of a test's log kept after it is read
+FILE_CAP = 1 << 20        # a kernel file larger than this is not graded
+EXTRA_LISTED = 10         # extra files named in the flags; the rest are counted
+FLOOR_SHARE = 0.8         # a time under 80% of the workload's floor is impossible
+SCRUBBED = ("MAKEFLAGS", "MAKEOVERRIDES", "MFLAGS", "MAKELEVEL", "SUBMISSION", "SUBMISSIONS",
+            "RUBRIC", "HIDDEN_TESTS", "WB_GRADE_TOKEN")
+
+
+def die(message):
+    print(f"grade: {export.shown(message)}", file=sys.stderr)
+    sys.exit(2)
+
+
+def seconds_setting(name, default):
+    value = os.environ.get(name, "") or str(default)
+    if not re.fullmatch(r"[1-9][0-9]{0,4}", value) or int(value) > 86400:
+        die(f"{name}='{value}' is not a whole number of seconds (1 to 86400, no leading zero)")
+    return int(value)
+
+
+# ---- limits and processes ----------------------------------------------------------------------
+
+def limited(memory, file_size, cpu_seconds):
+    """A preexec function: the child's resource limits, and a process group of its own."""
+    def apply():
+        os.setsid()
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        cap = PROCESSES if hard == resource.RLIM_INFINITY else min(PROCESSES, hard)
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    return apply
+
+
+def clean_environment(extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("WB_GRADE_")}
+    env.update(extra or {})
+    return env
+
+
+def run_limited(args, log_path, limit_s, memory, file_size, env):
+    """Runs args with its output in log_path; returns (exit code, seconds). A run past its limit
+    has its whole process group killed and returns 124."""
+    start = time.monotonic()
+    with open(log_path, "wb") as log:
+        try:
+            p = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 env=env, cwd=ROOT,
+                                 preexec_fn=limited(memory, file_size, limit_s * 2 + 60))
+        except OSError as e:
+            log.write(f"cannot start {args[0]}: {e}\n".encode())
+            return 126, 0.0
+        try:
+            rc = p.wait(timeout=limit_s)
+        except subprocess.TimeoutExpired:
+            kill_group(p)
+            rc = 124
+    kill_group(p)  # whatever it left behind
+    return rc, time.monotonic() - start
+
+
+def kill_group(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        p.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def read_log(path):
+    """A log's text (its tail, when large), then the file cut down to LOG_KEPT bytes."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            if size > 4 * LOG_KEPT:
+                f.seek(size - 4 * LOG_KEPT)
+            data = f.read()
+        if size > LOG_KEPT:
+            with open(path, "wb") as f:
+                f.write(b"(the log's start was cut)\n" + data[-LOG_KEPT:])
+        return data
+    except OSError:
+        return b""
+
+
+class Slots:
+    """JOBS units of CPU shared by the tests: a test takes as many as it runs threads."""
+    def __init__(self, jobs):
+        self.free, self.cond = jobs, threading.Condition()
+        self.jobs = jobs
+
+    def __enter__(self):
+        return self
+
+    def take(self, n):
+        n = min(n, self.jobs)
+        with self.cond:
+            self.cond.wait_for(lambda: self.free >= n)
+            self.free -= n
+        return n
+
+    def give(self, n):
+        with self.cond:
+            self.free += n
+            self.cond.notify_all()
+
+    def __exit__(self, *_):
+        return False
+
+
+# ---- one student -------------------------------------------------------------------------------
+
+def folder_of(name):
+    """A student's folder under build/grade: letters, digits, dot, dash and underscore; a name
+    that needed changing (or would collide with the gradebook) gets a checksum of the real one."""
+    raw = os.fsencode(name)
+    safe = re.sub(rb"[^A-Za-z0-9._-]", b"_", raw)[:64].decode()
+    if safe.startswith(("gradebook", ".")) or not safe:
+        safe = "student_" + safe
+    if safe.encode() != raw:
+        safe += "-%08x" % (int.from_bytes(__import__("hashlib").sha256(raw).digest()[:4], "big"))
+    return safe
+
+
+class Student:
+    def __init__(self, name, source, g, chapters, settings):
+        self.name, self.source, self.g = name, source, g
+        self.settings = settings
+        self.flags, self.problems = [], {}
+        self.ready = []  # chapters that passed the text gate
+        self.built = []  # chapters built and past the object gate
+        self.tests, self.groups, self.leaderboard = [], [], []
+        self.chapters = chapters
+
+    def flag(self, text):
+        self.flags.append(export.shown(text))
+
+    # collect and the text gate
+    def collect(self, chapter, pristine):
+        nn = chapter[:2]
+        src = os.path.join(self.g, "src", chapter)
+        os.makedirs(src, exist_ok=True)
+        base = self.source
+        folder = os.path.join(base, "exercises", chapter)
+        if not os.path.isdir(folder):
+            folder = os.path.join(base, chapter)
+        if not os.path.isdir(folder):
+            self.problems[nn] = f"no folder {chapter}/ (nor exercises/{chapter}/) in the submission"
+            return
+        if os.path.islink(folder) or not os.path.realpath(folder).startswith(os.path.realpath(base) + os.sep):
+            self.problems[nn] = f"{chapter}/ is a link: not graded"
+            self.flag(f"ch{nn}: {chapter}/ is a link (refused)")
+            return
+        extras = sorted(e.name for e in os.scandir(folder) if e.name not in pristine)
+        for name in extras[:EXTRA_LISTED]:
+            self.flag(f"extra file ignored: {chapter}/{export.shown(name)}")
+        if len(extras) > EXTRA_LISTED:
+            self.flag(f"{len(extras) - EXTRA_LISTED} more extra files ignored in {chapter}/")
+        problems, refusals = [], []
+        for name, text in pristine.items():
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                problems.append(f"no file {chapter}/{name} (a regular file) in the submission")
+                continue
+            if os.path.getsize(path) > FILE_CAP:
+                problems.append(f"{chapter}/{name} is over 1 MiB: not graded")
+                continue
+            try:
+                data = open(path, "rb").read(FILE_CAP + 1)
+                text_in = data.decode("utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                problems.append(f"cannot read {chapter}/{name} as UTF-8 text ({e.__class__.__name__})")
+                continue
+            refusals += gate.text_refusals(name, text_in, text, self.settings["allow_drift"])
+            with open(os.path.join(src, name), "w", encoding="utf-8") as f:
+                f.write(text_in)
+        if problems:
+            self.problems[nn] = "\n".join(problems)
+        elif refusals:
+            self.refuse(nn, refusals)
+        else:
+            self.ready.append(chapter)
+
+    def refuse(self, nn, refusals):
+        lines = [f"refused by the gate (grading/RULES.md): rule {r.rule}, {r.file}"
+                 + (f" line {r.line}" if r.line else "") + f": {r.message}" for r in refusals[:10]]
+        self.problems[nn] = "\n".join(lines)
+        self.flag(f"ch{nn}: " + lines[0])
+
+    # build, with the object gate between compiling and linking
+    def build(self, chapter, book):
+        nn = chapter[:2]
+        gb = os.path.join(self.g, "build")
+        make = ["make", "-s", "-j1", f"EXERCISES={self.g}/src", f"EXERCISE_BUILD={gb}", "WITH_SOLUTION=1"]
+        if re.fullmatch(r"[0-9]+a?", os.environ.get("WB_GRADE_SM", "")):
+            make.append("SM=" + os.environ["WB_GRADE_SM"])
+        names = [n[:-3] for n in sorted(book.pristine[chapter])]
+        objects = [f"{gb}/{chapter}/exercise/{n}.o" for n in names]
+        log = os.path.join(self.g, f"compile_{nn}.log")
+        limit = self.settings["build_limit"]
+        env = clean_environment()
+        rc, _ = run_limited(make + objects, log, limit, BUILD_MEMORY, BUILD_FILE_SIZE, env)
+        if rc != 0:
+            self.problems[nn] = "does not compile\n" + compiler_excerpt(read_log(log), self.g, chapter, rc)
+            return
+        refusals = []
+        for n, obj in zip(names, objects):
+            deps = obj + ".d" if os.path.exists(obj + ".d") else None
+            p_obj = f"build/{chapter}/exercise/{n}.o"
+            p_deps = p_obj + ".d" if os.path.exists(p_obj + ".d") else None
+            s_obj = f"build/{chapter}/solution/{n}.o"
+            try:
+                refusals += gate.object_refusals(n + ".cu", obj, deps, p_obj, p_deps,
+                                                 s_obj if os.path.exists(s_obj) else None)
+            except (OSError, subprocess.SubprocessError) as e:
+                refusals.append(gate.Refusal("objects", n + ".cu", 0, f"cannot read the object: {e}"))
+        if refusals:
+            self.refuse(nn, refusals)
+            return
+        program = f"{gb}/ch{chapter}_exercise"
+        rc, _ = run_limited(make + [program], log, limit, BUILD_MEMORY, BUILD_FILE_SIZE, env)
+        if rc != 0:
+            self.problems[nn] = "does not link\n" + compiler_excerpt(read_log(log), self.g, chapter, rc)
+            return
+        self.built.append(chapter)
+
+
+    # tests
+    def run_tests(self, book, slots):
+        if not self.built:
+            return
+        listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, " ".join(self.built)],
+                                 capture_output=True, text=True, cwd=ROOT,
+                                 env=clean_environment({"WB_LIST_FORMAT": "tsv",
+                                                        "WB_EXERCISE_DIR": os.path.join(ROOT, self.g, "build")}))
+        if listing.returncode != 0:
+            die(f"tests/ctest_list.sh failed: {listing.stderr.strip()[:200]}")
+        tests, record = [], ""
+        for line in listing.stdout.split("\n"):  # a command may span lines (a CPU test's script)
+            record = record + "\n" + line if record else line
+            fields = record.split("\t", 4)
+            if len(fields) < 5:
+                continue
+            try:
+                argv = shlex.split(fields[4])
+            except ValueError:
+                continue
+            tests.append({"name": fields[0], "labels": fields[1].split(";"), "limit": int(fields[2]),
+                          "threads": int(fields[3]), "argv": argv})
+            record = ""
+        for nn, name, args in book.hidden:
+            chapter = next((c for c in self.built if c.startswith(nn + "_")), None)
+            if chapter:
+                tests.append({"name": f"ch{nn}_hidden_{name}", "labels": ["gpu", "hidden"],
+                              "limit": TEST_LIMIT_S, "threads": 1,
+                              "argv": [os.path.join(ROOT, self.g, "build", f"ch{chapter}_exercise")] + args})
+        wanted = [t for t in tests if ("exercise" in t["labels"] or "hidden" in t["labels"])
+                  and any(re.search(p, t["name"]) for p in book.patterns)]
+        scale = self.settings["time_limit"] / TEST_LIMIT_S
+        for t in wanted:
+            t["limit"] = max(1, round(t["limit"] * scale))
+        os.makedirs(os.path.join(self.g, "logs"), exist_ok=True)
+        plain = sorted((t for t in wanted if "sanitizer" not in t["labels"]), key=lambda t: -t["threads"])
+        with ThreadPoolExecutor(max_workers=max(1, slots.jobs)) as pool:
+            list(pool.map(lambda t: self.run_test(t, slots), plain))
+        timed_out = {t["name"][:4] for t in plain if t["status"] == "timeout"}
+        sanitized = [t for t in wanted if "sanitizer" in t["labels"]]
+        for t in sanitized:
+            if t["name"][:4] in timed_out:
+                with open(os.path.join(self.g, "logs", t["name"] + ".log"), "w") as f:
+                    f.write("not run: a test of this chapter ran out of time, and the kernel would "
+                            "under the sanitizer too\n")
+                t.update(status="timeout", seconds=0.0, hint="", tail=(
+                    "not run: a test of this chapter ran out of time, and the kernel would under the sanitizer too"))
+        with ThreadPoolExecutor(max_workers=max(1, slots.jobs)) as pool:
+            list(pool.map(lambda t: self.run_test(t, slots),
+                          [t for t in sanitized if "status" not in t]))
+        self.all_tests = wanted
+
+    def run_test(self, t, slots):
+        token = secrets.token_hex(16)
+        env = clean_environment({"OMP_NUM_THREADS": str(t["threads"]), "OMP_WAIT_POLICY": "PASSIVE",
+                                 "WB_TIME_LIMIT_S": str(t["limit"]), "WB_GRADE_TOKEN": token})
+        log = os.path.join(self.g, "logs", t["name"] + ".log")
+        n = slots.take(t["threads"])
+        try:
+            rc, seconds = run_limited(t["argv"], log, t["limit"] + 30, None, TEST_FILE_SIZE, env)
+        finally:
+            slots.give(n)
+        data = read_log(log)
+        t["status"] = self.status(rc, data, token, t["name"])
+        t["seconds"] = seconds
+        text = strip_tokens(data)
+        hints = [l.strip() for l in text.splitlines() if l.lstrip().startswith("hint [")]
+        t["hint"] = hints[0][:300] if hints else ""
+        t["tail"] = "\n".join(l[:300] for l in text.splitlines()[-15:]) or "(empty log)"
+
+    def status(self, rc, data, token, name):
+        lines = re.findall(rb"^wb-grade (\S+) verdict (\S+)", data, re.M)
+        mine = [v.decode() for t, v in lines if t.decode() == token]
+        if any(t.decode() != token for t, _ in lines):
+            self.flag(f"{name}: its output holds a verdict line with a wrong token (a forgery?)")
+        if rc == 77:
+            return "skipped"
+        if rc in (124, 137) or re.search(rb"stopped after .* \(WB_TIME_LIMIT_S\)", data):
+            return "timeout"
+        if rc == 0 and mine and all(v == "na" for v in mine):
+            return "n/a"
+        if rc == 0 and mine and all(v in ("pass", "na") for v in mine):
+            return "pass"
+        return "fail"
+
+    # speed: the student's kernel and the solution in one process, from the token lines
+    def speed(self, chapter, full, zero, points):
+        nn = chapter[:2]
+        token = secrets.token_hex(16)
+        log = os.path.join(self.g, "logs", f"speed_{nn}.log")
+        program = os.path.join(ROOT, self.g, "build", f"ch{chapter}_exercise")
+        env = clean_environment({"OMP_WAIT_POLICY": "PASSIVE", "WB_TIME_LIMIT_S": str(SPEED_LIMIT_S),
+                                 "WB_GRADE_TOKEN": token})
+        rc, _ = run_limited([program, "--bench", "--json", "--reps", "50"], log, SPEED_LIMIT_S + 30,
+                            None, TEST_FILE_SIZE, env)
+        if rc == 77:
+            return 0.0, "not measured: no usable GPU", "graded"
+        data = read_log(log)
+        times = {}
+        for role, fields in re.findall(rb"^wb-grade " + token.encode() + rb" time (\w+) (.*)$", data, re.M):
+            if role.decode() not in times:
+                times[role.decode()] = [float(x) for x in fields.split()]
+        verdicts = re.findall(rb"^wb-grade " + token.encode() + rb" verdict (\S+)", data, re.M)
+        if rc == 0 and "own" not in times and verdicts and all(v == b"na" for v in verdicts):
+            return 0.0, "n/a: the chapter's kernel does not run on this machine's GPUs", "n/a"
+        if rc != 0 or "own" not in times or "solution" not in times:
+            return 0.0, f"not measured: the bench run failed (exit {rc}; see {log})", "graded"
+        mine, theirs = times["own"][0], times["solution"][0]
+        _, _, moved, copy_gbps, gpus = times["own"]
+        floor_ms = moved / (copy_gbps * 1e9 * max(gpus, 1)) * 1e3 if copy_gbps > 0 else 0.0
+        if mine < FLOOR_SHARE * floor_ms:
+            self.flag(f"ch{nn}: speed refused: {mine:.4f} ms is under the workload's floor "
+                      f"({floor_ms:.4f} ms: {moved:.0f} bytes at {copy_gbps:.0f} GB/s x {gpus:.0f} GPUs)")
+            return 0.0, f"refused: {mine:.4f} ms is below what the memory system allows ({floor_ms:.4f} ms)", "graded"
+        self.leaderboard.append((nn, mine))
+        r = mine / theirs
+        share = 1.0 if r <= full else 0.0 if r >= zero else (zero - r) / (zero - full)
+        return points * share, f"{r:.2f}x the solution's time ({mine:.4f} ms against {theirs:.4f} ms)", "graded"
+
+
+def compiler_excerpt(data, g, chapter, rc):
+    """What the student may see of a failed build: the compiler's lines about the student's own
+    file (an error line and the source lines it quotes under it), never another file's lines."""
+    if rc == 124:
+        return f"the build ran past its time limit"
+    prefix = f"{g}/src/{chapter}/"
+    shown, keep = [], False
+    for line in data.decode("utf-8", "replace").splitlines():
+        if line.startswith(prefix):
+            shown.append(line[len(prefix):])
+            keep = True
+        elif keep and line.startswith(" ") and line.strip():
+            shown.append(line)
+        else:
+            keep = False
+        if len(shown) >= 20:
+            break
+    if not shown:
+        return "(no error in your file itself: the build stopped in a workbook file or ran out of a limit)"
+    return "compiler output:\n" + "\n".join(export.shown(s) for s in shown)
+
+
+def strip_tokens(data):
+    """A log as the student sees it: the grader's token lines left out."""
+    return "\n".join(l for l in data.decode("utf-8", "replace").splitlines() if not l.startswith("wb-grade "))
+
+
+# ---- the rubric ----------------------------------------------------------------------------------
+
+class Book:
+    """What every student is graded against: chapters, pristine files, rubric, hidden tests."""
+    def __init__(self, chapters, rubric_path, hidden_path, graded):
+        self.chapters = chapters
+        self.graded = graded
+        self.pristine = {}
+        for c in graded:
+            folder = os.path.join("exercises", c)
+            self.pristine[c] = {n: open(os.path.join(folder, n), encoding="utf-8").read()
+                                for n in sorted(os.listdir(folder)) if n.endswith(".cu")}
+        self.rubric = []
+        known = {c[:2] for c in chapters}
+        try:
+            lines = open(rubric_path, encoding="utf-8", errors="replace").read().replace("\r", "").split("\n")
+        except OSError as e:
+            die(f"cannot read the rubric '{rubric_path}': {e.strerror}")
+        for number_, line in enumerate(lines, 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            f = line.split()
+            ok = f[0] in known and len(f) >= 3 and re.fullmatch(r"[0-9]+(\.[0-9]+)?", f[2])
+            if ok and f[1] == "speed":
+                ok = len(f) == 5 and all(re.fullmatch(r"[0-9]+(\.[0-9]+)?", x) for x in f[3:]) \
+                    and float(f[4]) > float(f[3])
+            elif ok:
+                ok = len(f) == 4
+                try:
+                    re.compile(f[3])
+                except (re.error, IndexError):
+                    ok = False
+            if not ok:
+                die(f"{rubric_path}: line {number_}: not 'NN group points regex' or "
+                    f"'NN speed points full zero' (NN a chapter): {line[:80]}")
+            self.rubric.append(f)
+        self.patterns = [f[3] for f in self.rubric if f[1] != "speed"]
+        self.hidden = []
+        if hidden_path:
+            try:
+                text = open(hidden_path, encoding="utf-8").read()
+            except (OSError, UnicodeDecodeError) as e:
+                die(f"cannot read HIDDEN_TESTS '{hidden_path}': {e}")
+            for number_, line in enumerate(text.split("\n"), 1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                f = line.split(None, 2)
+                if len(f) < 2 or not re.fullmatch(r"[0-9][0-9]", f[0]) or not re.fullmatch(r"[A-Za-z0-9_]+", f[1]):
+                    die(f"{hidden_path}: line {number_}: not 'NN name arguments...' (name: letters, digits, _)")
+                try:
+                    args = shlex.split(f[2]) if len(f) > 2 else []
+                except ValueError as e:
+                    die(f"{hidden_path}: line {number_}: {e}")
+                self.hidden.append((f[0], f[1], args))
+
+    def score(self, s, gpu):
+        """Each rubric line of the chapters graded this time: the student's groups."""
+        tests = getattr(s, "all_tests", [])
+        for f in self.rubric:
+            nn, group = f[0], f[1]
+            chapter = next((c for c in self.graded if c.startswith(nn + "_")), None)
+            if chapter is None:
+                continue
+            points = float(f[2])
+            row = {"chapter": nn, "group": group, "score": 0.0, "max": points, "state": "graded",
+                   "visibility": "visible"}
+            if nn in s.problems:
+                row["note"] = s.problems[nn].splitlines()[0]
+                s.groups.append(row)
+                continue
+            if group == "speed":
+                row["note"] = "SPEED"
+                row["speed"] = (float(f[3]), float(f[4]))
+                s.groups.append(row)
+                continue
+            mine = [t for t in tests if re.search(f[3], t["name"]) and t["name"].startswith(f"ch{nn}_")]
+            for t in mine:
+                s.tests.append({"chapter": nn, "group": group, "name": t["name"], "status": t["status"],
+                                "seconds": t["seconds"], "hidden": "hidden" in t["labels"],
+                                "hint": t["hint"], "tail": t["tail"]})
+            if any("hidden" in t["labels"] for t in mine):
+                row["visibility"] = s.settings["hidden_visibility"]
+            counted = [t for t in mine if t["status"] != "n/a" and not (gpu and t["status"] == "skipped")]
+            passed = sum(t["status"] == "pass" for t in counted)
+            skipped = sum(t["status"] == "skipped" for t in mine)
+            if not counted and mine:
+                row.update(state="n/a", note="n/a: none of its tests can run here (they need more GPUs"
+                           " than this machine has, or masks this kernel does not take)")
+            elif not mine:
+                row["note"] = f"no test matched '{f[3]}': check the rubric"
+            else:
+                row["score"] = points * passed / len(counted)
+                row["note"] = f"{passed} of {len(counted)} tests passed"
+                if skipped and not gpu:
+                    row["note"] += f"; {skipped} not run: no usable GPU"
+                elif skipped:
+                    row["note"] += f" ({skipped} more need more GPUs than this machine has)"
+            s.groups.append(row)
+        for row in s.groups:
+            if row["note"] != "SPEED":
+                continue
+            others = [x for x in s.groups if x["chapter"] == row["chapter"] and x["note"] != "SPEED"
+                      and x["state"] != "n/a"]
+            if any(x["score"] < x["max"] for x in others):
+                row["note"] = "not measured: the kernel does not pass every test yet"
+                continue
+            chapter = next(c for c in self.graded if c.startswith(row["chapter"] + "_"))
+            full, zero = row.pop("speed")
+            row["score"], row["note"], row["state"] = s.speed(chapter, full, zero, row["max"])
+        for row in s.groups:
+            row.pop("speed", None)
+
+
+# ---- the main flow -------------------------------------------------------------------------------
+
+def tsv(*fields):
+    return "\t".join(export.shown(str(f)) for f in fields) + "\n"
+
+
+def write_tables(s):
+    """The plain tables beside the exports, for instructors' own scripts."""
+    with open(os.path.join(s.g, "groups.tsv"), "w") as f:
+        for x in s.groups:
+            f.write(tsv(x["chapter"], x["group"], export.number(x["score"]), export.number(x["max"]),
+                        x["note"], x["state"]))
+    with open(os.path.join(s.g, "tests.tsv"), "w") as f:
+        for t in s.tests:
+            f.write(tsv(t["chapter"], t["group"], t["name"], t["status"], f"{t['seconds']:.2f}"))
+    with open(os.path.join(s.g, "chapters.tsv"), "w") as f:
+        for c in s.chapters:
+            nn = c[:2]
+            state = "graded" if c in s.built else ("missing" if nn in s.problems and not
+                                                   s.problems[nn].startswith(("does not", "refused")) else
+                                                   "refused" if s.problems.get(nn, "").startswith("refused")
+                                                   else "compile_error")
+            f.write(tsv(nn, state))
+    with open(os.path.join(s.g, "flags.txt"), "w") as f:
+        f.writelines(x + "\n" for x in s.flags)
+    with open(os.path.join(s.g, "student"), "w") as f:
+        f.write(export.shown(s.name) + "\n")
+
+
+def claim(folder, kind, source):
+    """Takes build/grade/FOLDER for this run: refused while another run holds it, or when it holds
+    another run's results (a class where one student was, say); replaced when it holds this same
+    run's earlier results. Returns the lock, held until the process ends."""
+    os.makedirs(OUT, exist_ok=True)
+    lock = open(os.path.join(OUT, f".{folder}.lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        die(f"another make grade is writing {OUT}/{folder}: wait for it to end")
+    path = os.path.join(OUT, folder)
+    stamp = f"{kind}\t{source}\n"
+    if os.path.lexists(path):
+        try:
+            earlier = open(os.path.join(path, ".grade_run"), errors="replace").read()
+        except OSError:
+            earlier = None
+        if earlier != stamp:
+            die(f"{path} holds other results ({'a ' + earlier.split(chr(9))[0] + ' graded from ' + earlier.split(chr(9))[1].strip() if earlier and chr(9) in earlier else 'not from make grade'}): "
+                f"move it away first, or grade from a folder of another name")
+        shutil.rmtree(path)
+    os.makedirs(path)
+    with open(os.path.join(path, ".grade_run"), "w") as f:
+        f.write(stamp)
+    return lock
+
+
+def main():
+    env = os.environ
+    chapters = env.get("WB_GRADE_CHAPTER_LIST", "").split()
+    submission = env.get("WB_GRADE_SUBMISSION", "")
+    submissions = env.get("WB_GRADE_SUBMISSIONS", "")
+    rubric = env.get("WB_GRADE_RUBRIC", "") or "grading/rubric.txt"
+    hidden = env.get("WB_GRADE_HIDDEN_TESTS", "")
+    jobs = env.get("WB_GRADE_JOBS", "") or str(os.cpu_count() or 2)
+    if not re.fullmatch(r"[1-9][0-9]{0,3}", jobs):
+        die(f"JOBS='{jobs}' is not a positive whole number (no leading zero)")
+    settings = {"time_limit": seconds_setting("GRADE_TIME_LIMIT", TEST_LIMIT_S),
+                "build_limit": seconds_setting("GRADE_BUILD_LIMIT", 300),
+                "allow_drift": env.get("GRADE_ALLOW_DRIFT", "") == "1",
+                "hidden_visibility": env.get("GRADE_HIDDEN_VISIBILITY", "") or "after_published"}
+    if settings["hidden_visibility"] not in ("hidden", "after_due_date", "after_published", "visible"):
+        die(f"GRADE_HIDDEN_VISIBILITY='{settings['hidden_visibility']}' is not one of hidden, "
+            "after_due_date, after_published, visible")
+    if submission and submissions:
+        die("give SUBMISSION or SUBMISSIONS, not both")
+    for name, value in (("SUBMISSION", submission), ("SUBMISSIONS", submissions)):
+        if value and not os.path.isdir(value):
+            die(f"{name} '{value}' is not a folder")
+        if value:
+            real = os.path.realpath(value) + os.sep
+            for own in ("solutions", OUT):
+                if real.startswith(os.path.realpath(own) + os.sep):
+                    die(f"{name} '{value}' lies in the workbook's {own}/: copy it elsewhere first")
+    if not os.path.isfile(rubric):
+        die(f"no rubric '{rubric}' (RUBRIC=path; the default is grading/rubric.txt)")
+    if hidden and not os.path.isfile(hidden):
+        die(f"HIDDEN_TESTS '{hidden}' is not a file")
+    wanted = env.get("GRADE_CHAPTERS", "").split()
+    graded = [c for c in chapters if not wanted or c[:2] in wanted]
+    if not graded:
+        die(f"GRADE_CHAPTERS='{env.get('GRADE_CHAPTERS', '')}' names no chapter")
+    book = Book(chapters, rubric, hidden, graded)
+    jobs = int(jobs)
+
+    # who, and where their results go
+    if submissions:
+        class_folder = folder_of(os.path.basename(os.path.realpath(submissions)))
+        lock = claim(class_folder, "class", os.path.realpath(submissions))
+        base = os.path.join(OUT, class_folder)
+        people = []
+        for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name)):
+            if not entry.is_dir(follow_symlinks=False):
+                if entry.is_symlink():
+                    print(f"grade: {export.shown(entry.name)} is a link, not a student's folder: not graded")
+                continue
+            people.append((entry.name, entry.path, folder_of(entry.name)))
+        if not people:
+            die(f"SUBMISSIONS '{submissions}' has no student folders")
+        if len({p[2] for p in people}) != len(people):
+            die(f"two students in '{submissions}' would share a results folder: rename one of them")
+    else:
+        source = submission or "exercises"
+        name = os.path.basename(os.path.realpath(source))
+        lock = claim(folder_of(name), "student", os.path.realpath(source))
+        base = OUT
+        people = [(name, source, folder_of(name))]
+    students = [Student(n, os.path.realpath(p), os.path.join(base, f), graded, settings) for n, p, f in people]
+    for s in students:
+        os.makedirs(s.g, exist_ok=True)
+        for c in graded:
+            s.collect(c, book.pristine[c])
+
+    # builds: the renamed solution once (one run at a time writes it), then every student's
+    # chapters side by side
+    renamed = [f"build/{c}/renamed/{n[:-3]}.o" for c in graded for n in book.pristine[c]
+               if os.path.isfile(f"solutions/{c}/{n}")]
+    if renamed:
+        with open(os.path.join(OUT, ".renamed.lock"), "w") as guard:
+            fcntl.flock(guard, fcntl.LOCK_EX)
+            log = os.path.join(base if submissions else OUT, ".renamed.log" if submissions else f".renamed-{people[0][2]}.log")
+            r = subprocess.run(["make", "-s", f"-j{jobs}"] + renamed, cwd=ROOT, env=clean_environment(),
+                               stdout=open(log, "w"), stderr=subprocess.STDOUT)
+            if r.returncode != 0:
+                die(f"the solutions' renamed objects do not build ({log} says why)")
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(lambda sc: sc[0].build(sc[1], book), [(s, c) for s in students for c in s.ready]))
+
+    gpu = subprocess.run(["build/devinfo"], capture_output=True, cwd=ROOT).returncode == 0
+    rows = []
+    for s in students:
+        s.run_tests(book, Slots(jobs))
+        book.score(s, gpu)
+        write_tables(s)
+        print(export.write_student(s.g, s.__dict__), end="")
+        if not gpu:
+            print("grade: no usable GPU here: the GPU tests did not run, and their groups score 0")
+        print(f"grade: {export.shown(s.name)}: results in {s.g} (results.json, junit.xml, summary.txt)")
+        counted = [x for x in s.groups if x["state"] != "n/a"]
+        scores = {}
+        for x in counted:
+            scores[x["chapter"]] = scores.get(x["chapter"], 0) + x["score"]
+        rows.append((s.name, scores, sum(x["score"] for x in counted), sum(x["max"] for x in counted), s.flags))
+        if env.get("GRADE_KEEP", "") != "1":
+            shutil.rmtree(os.path.join(s.g, "build"), ignore_errors=True)
+            shutil.rmtree(os.path.join(s.g, "src"), ignore_errors=True)
+    if submissions:
+        print(export.write_gradebook(base, rows), end="")
+    lock.close()
+
+
+if __name__ == "__main__":
+    main()

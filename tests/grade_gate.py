@@ -1,0 +1,73 @@
+"""grade_gate.py: the gate (grading/gate.py) lets every reference solution and every untouched
+exercise through, and refuses one attack for each of its text rules, with the rule's name.
+
+  python3 tests/grade_gate.py ROOT       (a CPU test: no compiler; the object rules run on the
+                                          built solution and exercise objects where there)
+"""
+import glob
+import os
+import sys
+
+root = sys.argv[1]
+sys.path.insert(0, os.path.join(root, "grading"))
+import gate  # noqa: E402
+
+failures = []
+for solution in sorted(glob.glob(os.path.join(root, "solutions", "*", "*.cu"))):
+    chapter, name = solution.split(os.sep)[-2:]
+    exercise = os.path.join(root, "exercises", chapter, name)
+    pristine = open(exercise).read()
+    for what, text in (("solution", open(solution).read()), ("exercise", pristine)):
+        refused = gate.text_refusals(name, text, pristine, False)
+        if refused:
+            failures.append(f"{chapter}/{name}: the {what} is refused: {refused[0]}")
+    obj = os.path.join(root, "build", chapter, "solution", name[:-3] + ".o")
+    p_obj = os.path.join(root, "build", chapter, "exercise", name[:-3] + ".o")
+    if os.path.exists(obj) and os.path.exists(p_obj):
+        refused = gate.object_refusals(name, obj, None, p_obj, None, obj)
+        if refused:
+            failures.append(f"{chapter}/{name}: the solution's object is refused: {refused[0]}")
+
+pristine = open(os.path.join(root, "exercises", "01_basic_1d", "conv1d_basic.cu")).read()
+marker = "// ---- TODO 1 begin: give each thread one output\n"
+attacks = {  # a TODO block's first lines: the rule that must refuse them
+    '#include "/etc/passwd"\n': "no-preprocessor",
+    "#define N 3\n": "no-preprocessor",
+    '%:include "x"\n': "no-digraphs",
+    "int a = 0; <% %>\n": "no-digraphs",
+    "}\nvoid extra() {\n": "balanced",
+    "if (1) {\n": "balanced",
+    "/* open\n": "balanced",
+    'const char *s = "open;\n': "balanced",
+    'const char *s = R"(x)";\n': "no-raw-strings",
+    "int a = 1; \\\n": "no-line-splice",
+    'asm("syscall");\n': "no-banned-words",
+    '__attribute__((constructor)) int x;\n': "no-banned-words",
+    '_Pragma("once") int y;\n': "no-banned-words",
+    'printf("wb-grade");\n': "no-banned-words",
+    "else return;\n": "whole-statements",
+    "if (threadIdx.x == 0)\n": "whole-statements",
+}
+for code, rule in attacks.items():
+    refused = gate.text_refusals("conv1d_basic.cu", pristine.replace(marker, marker + code), pristine, False)
+    if rule not in {r.rule for r in refused}:
+        failures.append(f"{code.strip()!r}: not refused by {rule} ({refused})")
+fine = ["#pragma unroll\n", "#pragma unroll 4\n", "char c = '}'; int big = 1'000;\n",
+        "const char *s = \"}\"; // }\n"]
+for code in fine:
+    refused = gate.text_refusals("conv1d_basic.cu", pristine.replace(marker, marker + code), pristine, False)
+    if refused:
+        failures.append(f"{code.strip()!r}: refused ({refused[0]})")
+moved = pristine.replace("int blocks = ", "int blocks = 0 + ")
+if [r.rule for r in gate.text_refusals("f.cu", moved, pristine, False)] != ["no-drift"]:
+    failures.append("a change outside the blocks is not refused as no-drift")
+if gate.text_refusals("f.cu", moved, pristine, True):
+    failures.append("GRADE_ALLOW_DRIFT does not let a change outside the blocks through")
+fake_end = pristine.replace(marker, marker + "// ---- TODO 1 end\nint evil;\n// ---- TODO 1 begin: x\n")
+if "markers" not in {r.rule for r in gate.text_refusals("f.cu", fake_end, pristine, True)}:
+    failures.append("extra TODO markers are not refused")
+for f in failures:
+    print("grade_gate: " + f)
+print(f"grade_gate: {len(attacks)} attacks, {len(fine)} honest blocks, every solution and exercise; "
+      f"{len(failures)} problems")
+sys.exit(1 if failures else 0)
