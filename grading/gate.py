@@ -209,13 +209,18 @@ def tool(args):
 
 
 def symbols(obj):
-    """(defined global names, undefined names) of an object, from nm's POSIX format."""
+    """(defined global names, undefined names) of an object, from nm's POSIX format. A weak C++
+    definition (an inline function or a template from a header, such as dim3's constructor) is
+    left out: it never replaces a strong one, and the workbook's weak references are C names."""
     defined, undefined = set(), set()
     for line in tool(["nm", "-P", "-g", obj]).splitlines():
         fields = line.split()
         if len(fields) < 2:
             continue
-        (undefined if fields[1] in ("U", "w", "v") else defined).add(fields[0])
+        if fields[1] in ("U", "w", "v"):
+            undefined.add(fields[0])
+        elif not (fields[1] in ("W", "V") and fields[0].startswith("_Z")):
+            defined.add(fields[0])
     return defined, undefined
 
 
