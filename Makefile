@@ -131,7 +131,7 @@ $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 # EXERCISES and EXERCISE_BUILD say where the student's kernel files are and where their objects
 # and programs go (the grader points them at a submission); WITH_SOLUTION=1 also links the
 # chapter's own solution, renamed (below), so that one process times the student's kernel and
-# the solution's on the same data (grading/grade.sh, speed points).
+# the solution's on the same data (grading/grade.py, speed points).
 EXERCISES ?= exercises
 EXERCISE_BUILD ?= $(if $(filter exercises,$(EXERCISES)),$(BUILD),$(BUILD)/other/$(subst /,_,$(subst .,_,$(EXERCISES))))
 solution_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu))
