@@ -17,7 +17,9 @@ solution="$root/solutions/01_basic_1d/conv1d_basic.cu"
 [ -f "$solution" ] || { echo "grade_submissions: no $solution (a student's copy): skipping"; exit 77; }
 command -v python3 >/dev/null || { echo "grade_submissions: python3 is needed to parse the results: skipping"; exit 77; }
 class="$scratch/grade_selftest_class" # its results: build/grade/grade_selftest_class
-rm -rf "$scratch" && mkdir -p "$class" || exit 1
+# this test's own results, wherever an earlier run took its submissions from
+rm -rf "$scratch" "$root/build/grade/grade_selftest_class" "$root/build/grade/grade_selftest_hang" &&
+    mkdir -p "$class" || exit 1
 make_student() { # NAME LAYOUT SED_EXPRESSION
     dir="$class/$1/$2"
     mkdir -p "$dir"
