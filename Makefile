@@ -137,6 +137,8 @@ EXERCISE_BUILD ?= $(if $(filter exercises,$(EXERCISES)),$(BUILD),$(BUILD)/other/
 solution_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/solution/%.o,$(wildcard solutions/$(1)/*.cu))
 renamed_objects = $(patsubst solutions/$(1)/%.cu,$(BUILD)/$(1)/renamed/%.o,$(wildcard solutions/$(1)/*.cu))
 exercise_objects = $(patsubst $(EXERCISES)/$(1)/%.cu,$(EXERCISE_BUILD)/$(1)/exercise/%.o,$(wildcard $(EXERCISES)/$(1)/*.cu))
+# An exercise object comes with X.o.d, the files the compiler read: make grade's gate compares a
+# student's with the pristine exercise's (grading/RULES.md, files-read).
 # Kernels and host code that belong to a chapter's driver rather than to its exercise.
 driver_objects = $(patsubst chapters/$(1)/%.cu,$(BUILD)/$(1)/driver/%.o,$(wildcard chapters/$(1)/*.cu)) \
   $(patsubst chapters/$(1)/%.c,$(BUILD)/$(1)/driver/%.o,$(filter-out chapters/$(1)/main.c,$(wildcard chapters/$(1)/*.c)))
@@ -157,16 +159,16 @@ $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c $(call chapter_headers,$(1)) $(wildc
 	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(call chapter_headers,$(1)) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
-$(EXERCISE_BUILD)/$(1)/exercise/%.o: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
+$(EXERCISE_BUILD)/$(1)/exercise/%.o $(EXERCISE_BUILD)/$(1)/exercise/%.o.d: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
 	@mkdir -p $$(@D)
-	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -MD -MF $$@.d -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -MD -MF $$(@D)/$$*.o.d -c $$< -o $$(@D)/$$*.o
 $(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
 $(EXERCISE_BUILD)/ch$(1)_exercise: $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call exercise_objects,$(1)) $(call used_objects,$(1)) $(if $(WITH_SOLUTION),$(call renamed_objects,$(1))) $(COMMON_LIB)
 	$(NVCC_BIN) $(GENCODE) $$^ -o $$@ $(LDLIBS) $($(1).link)
 $(BUILD)/$(1)/solution $(BUILD)/$(1)/driver:
 	mkdir -p $$@
-all: $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(1)) $(BUILD)/ch$(1)_exercise
+all: $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(1)) $(BUILD)/ch$(1)_exercise $(addsuffix .d,$(call exercise_objects,$(1)))
 endef
 $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
 
@@ -294,7 +296,7 @@ grade: export WB_GRADE_SUBMISSION := $(value SUBMISSION)
 grade: export WB_GRADE_SUBMISSIONS := $(value SUBMISSIONS)
 grade: export WB_GRADE_RUBRIC := $(value RUBRIC)
 grade: export WB_GRADE_HIDDEN_TESTS := $(value HIDDEN_TESTS)
-grade: export WB_GRADE_JOBS := $(if $(filter command line,$(origin JOBS)),$(value JOBS))
+grade: export WB_GRADE_JOBS := $(if $(filter command line environment,$(origin JOBS)),$(value JOBS))
 grade: export WB_GRADE_CHAPTER_LIST := $(CHAPTERS)
 grade: export WB_GRADE_SM := $(SM)
 grade: all ## grade exercises/, SUBMISSION=DIR or SUBMISSIONS=DIR against RUBRIC (results in build/grade/)

@@ -186,27 +186,28 @@ static const char *skip_reason(const struct configuration *c, const struct kerne
 static const char *first_kernel_label;
 static int first_kernel_runs;
 
-/* After the timed launches, the kernel runs once more on a poisoned output and is checked again:
- * a launcher that skips work on repeated calls, or leaves it unfinished, fails here, and its
- * time is not reported. Under the grader (verdict.h) the time goes out on a token line, with
- * what the grader needs to refuse a time below the workload's floor: the bytes moved, the copy
- * bandwidth measured in this run, and how many GPUs could have shared the work. */
-static void checked_after_timing(const struct configuration *c, const struct kernel_rules *rules,
-                                 struct variant_result *r, int chapter_kernel) {
+/* After the timed launches, the kernel runs once more on a poisoned output and is checked again
+ * (returns 0 when that fails): a launcher that skips work on repeated calls, or leaves it
+ * unfinished, fails here, its time is not reported, and the program's verdict is a failure.
+ * Under the grader (verdict.h) the time goes out on a token line, with what the grader needs to
+ * refuse a time below the workload's floor: the bytes moved, the copy bandwidth measured in this
+ * run, and how many GPUs could have shared the work. */
+static int checked_after_timing(const struct configuration *c, const struct kernel_rules *rules,
+                                struct variant_result *r, int chapter_kernel) {
     struct timing timed = r->time;
     double gbps = r->gbps;
     *r = c->check(c->context);
     if (!r->passed) {
         fprintf(c->human, "  %s failed its check after the timed runs: its time is not reported\n",
                 rules->label);
-        return;
+        return 0;
     }
     r->time = timed;
     r->gbps = gbps;
-    if (c->opt->mode != CLI_MODE_BENCH || !verdict_active()) return;
-    if (!chapter_kernel && !rules->solution) return;
-    verdict_print("time %s %.6f %.6f %.0f %.3f %d", chapter_kernel ? "own" : "solution",
-                  timed.median_ms, timed.min_ms, c->bytes_moved, c->copy_gbps, device_count());
+    if (c->opt->mode == CLI_MODE_BENCH && verdict_active() && (chapter_kernel || rules->solution))
+        verdict_print("time %s %.6f %.6f %.0f %.3f %d", chapter_kernel ? "own" : "solution",
+                      timed.median_ms, timed.min_ms, c->bytes_moved, c->copy_gbps, device_count());
+    return 1;
 }
 
 int harness_run_configuration(const struct configuration *c, struct variant_result *results) {
@@ -241,7 +242,7 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         if (opt->mode != CLI_MODE_CHECK && r->passed) {
             r->time = gpu_time(c->launch, c->context, HARNESS_WARMUP_RUNS, opt->reps);
             r->gbps = effective_gbps(c->bytes_moved, r->time.median_ms);
-            checked_after_timing(c, &rules, r, chapter_kernel);
+            if (!checked_after_timing(c, &rules, r, chapter_kernel)) ++failures;
         }
         harness_print_variant(c->human, rules.label, r, opt, c->copy_gbps);
         fflush(c->human); /* long sweeps (the tuner) show progress as they go */

@@ -12,12 +12,15 @@ A refusal names the rule, the file and the line. The gate runs twice per chapter
                                                      static constructors, system-call
                                                      instructions, and the files the compiler read
   Refusal                                            (rule, file, line, message)
+  python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR  a chapter's solution passes as a submission
+                                                     of its exercise (make test, chNN_exercise_drift)
 
 Standard library only; the object rules call binutils (nm, readelf, objdump).
 """
 import os
 import re
 import subprocess
+import sys
 from collections import namedtuple
 
 Refusal = namedtuple("Refusal", "rule file line message")
@@ -265,9 +268,39 @@ def object_refusals(name, obj, deps, pristine_obj, pristine_deps, solution_obj):
     if SYSCALL.search(tool(["objdump", "-d", "--no-show-raw-insn", obj])):
         refusals.append(Refusal("no-syscalls", name, 0,
                                 "the object's host code holds a system-call instruction"))
-    if deps is not None and pristine_deps is not None:
-        extra = dependencies(deps) - dependencies(pristine_deps)
-        for f in sorted(extra)[:5]:
-            refusals.append(Refusal("files-read", name, 0,
-                                    f"the compiler read {f}, which the exercise does not read"))
+    extra = dependencies(deps) - dependencies(pristine_deps)
+    for f in sorted(extra)[:5]:
+        refusals.append(Refusal("files-read", name, 0,
+                                f"the compiler read {f}, which the exercise does not read"))
     return refusals
+
+
+def main(argv):
+    """python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR: the workbook's own check that each
+    reference solution would pass the gate as a submission of its exercise (same file names, TODO
+    blocks in every exercise, identical outside them, every block within the rules)."""
+    if len(argv) != 3:
+        print("usage: python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR", file=sys.stderr)
+        return 2
+    solutions, exercises = argv[1], argv[2]
+    names = set(os.listdir(solutions)) | set(os.listdir(exercises))
+    problems = []
+    for name in sorted(names):
+        sol, ex = os.path.join(solutions, name), os.path.join(exercises, name)
+        if not (os.path.isfile(sol) and os.path.isfile(ex)):
+            problems.append(f"{name} is in only one of {solutions} and {exercises}")
+            continue
+        pristine = open(ex, encoding="utf-8").read()
+        if not any(MARKER.match(line) for line in pristine.split("\n")):
+            problems.append(f"{ex} has no TODO blocks")
+        for r in text_refusals(name, open(sol, encoding="utf-8").read(), pristine, False):
+            problems.append(f"{sol} line {r.line}: rule {r.rule}: {r.message}")
+    for p in problems:
+        print("gate: " + p)
+    if not problems:
+        print(f"gate: {solutions} passes the gate against {exercises}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

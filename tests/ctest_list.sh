@@ -133,7 +133,7 @@ sanitized() {
 
 # ---- common modules (CPU) --------------------------------------------------------------------
 add unit_image_io "cpu" "$b/tests/unit_image_io" "$b/tests/tmp_image_io"
-for section in rng masks mask_files reference verify cli safe_output lowrank harness; do
+for section in rng masks mask_files reference verify cli safe_output lowrank harness verdict; do
     add "unit_common_$section" "cpu" "$b/tests/unit_common" "$section" "$b/tests/tmp_common"
 done
 # Hints: each simulated bug is named for what it is (fresh random data; the seed is printed).
@@ -208,8 +208,10 @@ grade_refuses submission_missing "SUBMISSION '$fixtures/no_such_student' is not 
     "$fixtures/no_such_student" "" 2
 grade_refuses both_given "give SUBMISSION or SUBMISSIONS, not both" "$fixtures" "$fixtures" 2
 grade_refuses submission_in_solutions "lies in the workbook's solutions/" "$root/solutions" "" 2
-# The gate's rules on the solutions, the exercises and one attack per rule (no compiler needed).
+# The gate's rules on the solutions' objects and one attack per rule (no compiler needed).
 add grade_gate "cpu;grading" python3 "$root/tests/grade_gate.py" "$root"
+# What the grader believes of a run: stand-in programs printing verdicts and times.
+add grade_verdicts "cpu;grading" python3 "$root/tests/grade_verdicts.py" "$root" "$b/tests/tmp_grade_verdicts"
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
 add grade_export "cpu;grading" python3 "$root/tests/grade_export.py" "$root" "$b/tests/tmp_grade_export"
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
@@ -299,7 +301,7 @@ for chapter in $chapters; do
     [ -n "$battery_blocks" ] || battery_blocks="$block_min 8 15 16 17 $block_max"
     largest_mask=$max_width                          # as --mask-width spells it
     [ "$dims" = 1 ] || largest_mask=$mask_max
-    add "ch${nn}_exercise_drift" "cpu;ch$nn" "$root/tests/exercise_drift.sh" \
+    add "ch${nn}_exercise_drift" "cpu;ch$nn" python3 "$root/grading/gate.py" \
         "$root/solutions/$chapter" "$root/exercises/$chapter"
     add "ch${nn}_help" "cpu;ch$nn" "$expect" 0 "usage:" -- "$solution" --help
     add "ch${nn}_spec" "cpu;ch$nn" "$expect" 0 "^dims=$dims" -- "$solution" --spec

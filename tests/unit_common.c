@@ -15,6 +15,7 @@
  *   verify       verify.c: the tolerance at its exact edge, NaN, the float-summation claim,
  *                the mismatch listing, the summary and the error map PNG (needs image_io.c)
  *   cli          cli.c: what a 1D and a 2D chapter accept and refuse, output-path checks
+ *   verdict      verdict.c: the grader's token taken, erased, refused when malformed, printed
  *
  * Expected values are worked out by hand (see the comments beside them) or come from a loop
  * written here independently; where the code is compared with itself (single-threaded against
@@ -32,6 +33,7 @@
 #include "masks.h"
 #include "reference.h"
 #include "safe_output.h"
+#include "verdict.h"
 #include "verify.h"
 #include "workbook.h"
 
@@ -45,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2067,6 +2070,48 @@ static void test_harness(void) {
     CHECK(t.median_ms == 2.5 && t.min_ms == 1.0);
 }
 
+/* verdict.c: the grader's token is taken once, erased from the environment, refused unless it
+ * is 32 lowercase hex digits (exit 2, in a child process), and printed on its own line. */
+static void test_verdict(void) {
+    const char *token = "0123456789abcdef0123456789abcdef";
+    static const char *const bad[] = {"0123456789ABCDEF0123456789ABCDEF", "0123", "x", ""};
+    for (int k = 0; k < (int)(sizeof bad / sizeof bad[0]); ++k) {
+        pid_t child = fork();
+        if (child == 0) {
+            if (!freopen("/dev/null", "w", stderr)) _exit(3);
+            setenv("WB_GRADE_TOKEN", bad[k], 1);
+            verdict_take_token();
+            _exit(0);
+        }
+        int status = 0;
+        CHECK(child > 0 && waitpid(child, &status, 0) == child);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == WB_EXIT_USAGE);
+    }
+    unsetenv("WB_GRADE_TOKEN");
+    verdict_take_token();
+    CHECK(!verdict_active());
+    setenv("WB_GRADE_TOKEN", token, 1);
+    verdict_take_token();
+    CHECK(verdict_active());
+    CHECK(getenv("WB_GRADE_TOKEN") == NULL);
+    char path[512];
+    scratch_path(path, "verdict.txt");
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO), file = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(saved >= 0 && file >= 0 && dup2(file, STDOUT_FILENO) == STDOUT_FILENO);
+    printf("partial line, no newline");
+    verdict_print("verdict %s", "pass");
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved), close(file);
+    char text[256] = {0};
+    FILE *f = fopen(path, "r");
+    CHECK(f && fread(text, 1, sizeof text - 1, f) > 0);
+    if (f) fclose(f);
+    CHECK(strcmp(text, "partial line, no newline\nwb-grade 0123456789abcdef0123456789abcdef "
+                       "verdict pass\n") == 0);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -2078,7 +2123,8 @@ static const struct {
                 {"cli", test_cli},
                 {"safe_output", test_safe_output},
                 {"lowrank", test_lowrank},
-                {"harness", test_harness}};
+                {"harness", test_harness},
+                {"verdict", test_verdict}};
 enum { SECTION_COUNT = sizeof sections / sizeof sections[0] };
 
 int main(int argc, char **argv) {

@@ -1,0 +1,112 @@
+"""grade_verdicts.py: what the grader believes of a program's run, tried with stand-in programs
+that print what a submission could (no GPU, no compiler).
+
+  python3 tests/grade_verdicts.py ROOT SCRATCH      (a CPU test; SCRATCH is emptied first)
+
+Each stand-in is a shell script in the place of a chapter's exercise program. A test passes only
+on exit 0 with the run's own token saying pass: printed PASS text, another token's line, a token
+line with a non-zero exit, a line from the watchdog and a run over its file-size limit all fail,
+and a wrong token is flagged. Speed counts only the token's time lines: a time under the
+workload's floor is refused and flagged, a failed check in the speed run is refused and flagged,
+a chapter kernel that ran nowhere is n/a. A run past its time limit is killed with its children.
+"""
+import os
+import shutil
+import sys
+import time
+
+root, scratch = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+sys.path.insert(0, os.path.join(root, "grading"))
+import grade  # noqa: E402
+
+shutil.rmtree(scratch, ignore_errors=True)
+os.makedirs(os.path.join(scratch, "build"))
+os.makedirs(os.path.join(scratch, "logs"))
+settings = {"time_limit": 60, "build_limit": 300, "allow_drift": False, "hidden_visibility": "after_published"}
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+
+
+def stand_in(name, body):
+    path = os.path.join(scratch, "build", name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def student():
+    return grade.Student("s", scratch, scratch, [], settings)
+
+
+# ---- verdicts ---------------------------------------------------------------------------------
+cases = {  # stand-in body: the status it must get
+    'echo "ch01_basic_1d_exercise: PASS (1 configuration)"; exit 0': "fail",
+    'echo "wb-grade $WB_GRADE_TOKEN verdict pass"; exit 0': "pass",
+    'echo "wb-grade 0123456789abcdef0123456789abcdef verdict pass"; exit 0': "fail",
+    'echo "wb-grade $WB_GRADE_TOKEN verdict pass"; exit 1': "fail",
+    'echo "wb-grade $WB_GRADE_TOKEN verdict pass"; echo "wb-grade $WB_GRADE_TOKEN verdict fail"': "fail",
+    'echo "wb-grade $WB_GRADE_TOKEN verdict na"; exit 0': "n/a",
+    'echo "no GPU"; exit 77': "skipped",
+    'echo "x: stopped after 5 s (WB_TIME_LIMIT_S) without a verdict"; exit 1': "timeout",
+    'head -c 3000000 /dev/zero; echo "wb-grade $WB_GRADE_TOKEN verdict pass"': "fail",
+}
+grade.TEST_FILE_SIZE = 1 << 20  # the last case writes 3 MB: the limit stops it at 1 MiB
+for k, (body, want) in enumerate(cases.items()):
+    s = student()
+    t = {"name": f"case{k}", "labels": ["gpu", "exercise"], "limit": 20, "threads": 1,
+         "argv": [stand_in(f"case{k}", body)]}
+    s.run_test(t, grade.Slots(1))
+    check(t["status"] == want, f"{body!r}: {t['status']}, not {want}")
+    check("wb-grade" not in t["tail"], f"{body!r}: a token line shows in the student's log tail")
+    if "0123456789abcdef" in body:
+        check(any("wrong token" in f for f in s.flags), f"{body!r}: the forgery is not flagged")
+check(os.path.getsize(os.path.join(scratch, "logs", f"case{len(cases) - 1}.log")) <= grade.LOG_KEPT + 100,
+      "a long log was not cut down")
+
+# ---- speed ------------------------------------------------------------------------------------
+# 1e9 bytes at 1000 GB/s on one GPU: the floor is 1 ms.
+speeds = {  # chapter: (stand-in body, points it must earn, words its note or flags must hold)
+    "01_honest": ('echo "wb-grade $WB_GRADE_TOKEN time own 2.0 2.0 1e9 1000 1"\n'
+                  'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+                  'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 1.0, "1.00x"),
+    "02_too_fast": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.5 0.5 1e9 1000 1"\n'
+                    'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+                    'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "under the workload's floor"),
+    "03_forged": ('echo "wb-grade 0123456789abcdef0123456789abcdef time own 0.1 0.1 1e9 1000 1"\n'
+                  'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+                  'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "bench run failed"),
+    "04_failed_after": ('echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+                        'echo "wb-grade $WB_GRADE_TOKEN verdict fail"; exit 1', 0.0,
+                        "failed the speed run's checks"),
+    "05_nowhere": ('echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+                   'echo "wb-grade $WB_GRADE_TOKEN verdict na"', 0.0, "n/a"),
+    "06_two_gpus": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.6 0.6 1e9 1000 2"\n'
+                    'echo "wb-grade $WB_GRADE_TOKEN time solution 0.6 0.6 1e9 1000 2"\n'
+                    'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 1.0, "1.00x"),
+}
+for chapter, (body, points, words) in speeds.items():
+    stand_in(f"ch{chapter}_exercise", body)
+    s = student()
+    score, note, state = s.speed(chapter, 1.25, 3, 1.0)
+    check(abs(score - points) < 1e-9, f"{chapter}: {score} points, not {points} ({note})")
+    check(words in note + " ".join(s.flags), f"{chapter}: '{words}' is in neither the note nor the flags: {note}")
+    check((state == "n/a") == (words == "n/a"), f"{chapter}: state {state}")
+
+# ---- time limits ------------------------------------------------------------------------------
+marker = os.path.join(scratch, "survivor")
+start = time.monotonic()
+rc, _ = grade.run_limited(["sh", "-c", f"(sleep 3; touch {marker}) & sleep 30"],
+                          os.path.join(scratch, "logs", "sleep.log"), 1, None, 1 << 20, os.environ.copy())
+check(rc == 124 and time.monotonic() - start < 10, f"a run past its limit: exit {rc}")
+time.sleep(3.5)
+check(not os.path.exists(marker), "a child of a run past its limit lived on")
+
+for f in failures:
+    print("grade_verdicts: " + f)
+print(f"grade_verdicts: {len(cases)} verdicts, {len(speeds)} speed runs, a time limit; {len(failures)} problems")
+sys.exit(1 if failures else 0)
