@@ -8,7 +8,8 @@ on exit 0 with the run's own token saying pass: printed PASS text, another token
 line with a non-zero exit, a line from the watchdog and a run over its file-size limit all fail,
 and a wrong token is flagged. Speed counts only the token's time lines: a time under the
 workload's floor is refused and flagged, a failed check in the speed run is refused and flagged,
-a chapter kernel that ran nowhere is n/a. A run past its time limit is killed with its children.
+a chapter kernel that ran nowhere is n/a, and so is the speed of a chapter none of whose tests
+can run on the machine. A run past its time limit is killed with its children.
 """
 import os
 import shutil
@@ -97,6 +98,20 @@ for chapter, (body, points, words) in speeds.items():
     check(words in note + " ".join(s.flags), f"{chapter}: '{words}' is in neither the note nor the flags: {note}")
     check((state == "n/a") == (words == "n/a"), f"{chapter}: state {state}")
 
+# ---- scoring ----------------------------------------------------------------------------------
+# On a GPU machine where none of a chapter's tests can run (chapter 10 on one GPU), the chapter's
+# speed is n/a too: an unsolved kernel must not earn the speed points of a chapter never checked.
+rubric = os.path.join(scratch, "rubric.txt")
+with open(rubric, "w") as f:
+    f.write("10 correctness 12 ^ch10_exercise_two\n10 speed 3 1.25 3\n")
+book = grade.Book(["10_multi_gpu"], rubric, "", ["10_multi_gpu"])
+s = student()
+s.state["10"] = "graded"
+s.all_tests = [{"name": "ch10_exercise_two_gpus", "labels": ["gpu", "exercise"], "status": "skipped",
+                "seconds": 0.1, "hint": "", "tail": ""}]
+book.score(s, gpu=True)
+check([x["state"] for x in s.groups] == ["n/a", "n/a"], f"chapter 10 on one GPU: {s.groups}")
+
 # ---- time limits ------------------------------------------------------------------------------
 marker = os.path.join(scratch, "survivor")
 start = time.monotonic()
@@ -108,5 +123,6 @@ check(not os.path.exists(marker), "a child of a run past its limit lived on")
 
 for f in failures:
     print("grade_verdicts: " + f)
-print(f"grade_verdicts: {len(cases)} verdicts, {len(speeds)} speed runs, a time limit; {len(failures)} problems")
+print(f"grade_verdicts: {len(cases)} verdicts, {len(speeds)} speed runs, a rubric, a time limit; "
+      f"{len(failures)} problems")
 sys.exit(1 if failures else 0)
