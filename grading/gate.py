@@ -14,6 +14,7 @@ A refusal names the rule, the file and the line. The gate runs twice per chapter
   Refusal                                            (rule, file, line, message)
   python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR  a chapter's solution passes as a submission
                                                      of its exercise (make test, chNN_exercise_drift)
+  python3 grading/gate.py --blocks FILE...           the block rules alone (make check warns)
 
 Standard library only; the object rules call binutils (nm, readelf, objdump).
 """
@@ -275,12 +276,34 @@ def object_refusals(name, obj, deps, pristine_obj, pristine_deps, solution_obj):
     return refusals
 
 
+def blocks_only(paths):
+    """python3 grading/gate.py --blocks FILE...: the rules inside the TODO blocks alone, for a
+    student's own files (make check: their copy has no pristine exercise to compare with).
+    Prints one line per refusal; exit 1 when there is any."""
+    said = 0
+    for path in paths:
+        name = os.path.basename(path)
+        try:
+            _, blocks, _ = split_blocks(open(path, encoding="utf-8", errors="replace").read())
+        except ValueError as e:
+            refusals = [Refusal("markers", name, e.args[0], e.args[1])]
+        else:
+            refusals = [r for first, lines in blocks for r in block_refusals(name, first, lines)]
+        for r in refusals:
+            print(f"{r.file} line {r.line}: rule {r.rule}: {r.message}")
+        said += len(refusals)
+    return 1 if said else 0
+
+
 def main(argv):
     """python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR: the workbook's own check that each
     reference solution would pass the gate as a submission of its exercise (same file names, TODO
     blocks in every exercise, identical outside them, every block within the rules)."""
+    if len(argv) > 2 and argv[1] == "--blocks":
+        return blocks_only(argv[2:])
     if len(argv) != 3:
-        print("usage: python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR", file=sys.stderr)
+        print("usage: python3 grading/gate.py SOLUTION_DIR EXERCISE_DIR | --blocks FILE...",
+              file=sys.stderr)
         return 2
     solutions, exercises = argv[1], argv[2]
     names = set(os.listdir(solutions)) | set(os.listdir(exercises))

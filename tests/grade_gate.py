@@ -63,6 +63,20 @@ if gate.text_refusals("f.cu", moved, pristine, True):
 fake_end = pristine.replace(marker, marker + "// ---- TODO 1 end\nint evil;\n// ---- TODO 1 begin: x\n")
 if "markers" not in {r.rule for r in gate.text_refusals("f.cu", fake_end, pristine, True)}:
     failures.append("extra TODO markers are not refused")
+# make check's warning: the block rules alone, on a student's files (exit 1 and the rule's name).
+import subprocess  # noqa: E402
+scratch = os.path.join(root, "build", "tests", "tmp_grade_gate")
+os.makedirs(scratch, exist_ok=True)
+refused_file = os.path.join(scratch, "conv1d_basic.cu")
+open(refused_file, "w").write(pristine.replace(marker, marker + "#define DEBUG 1\n"))
+blocks = [sys.executable, os.path.join(root, "grading", "gate.py"), "--blocks"]
+r = subprocess.run(blocks + [refused_file], capture_output=True, text=True)
+if r.returncode != 1 or "line 16: rule no-preprocessor" not in r.stdout:
+    failures.append(f"--blocks on a #define: exit {r.returncode}, {r.stdout!r}")
+r = subprocess.run(blocks + sorted(glob.glob(os.path.join(root, "exercises", "*", "*.cu"))),
+                   capture_output=True, text=True)
+if r.returncode != 0 or r.stdout:
+    failures.append(f"--blocks refuses an untouched exercise: {r.stdout!r}")
 for f in failures:
     print("grade_gate: " + f)
 print(f"grade_gate: {len(attacks)} attacks, {len(fine)} honest blocks, every solution's object; "
