@@ -121,8 +121,8 @@ def write_student(g, student):
                                  time=f"{t['seconds']:.2f}")
             if t["status"] in ("fail", "timeout"):
                 failures += 1
-                f = ET.SubElement(case, "failure", message=xml_text(
-                    "failed" if t["hidden"] else (t["hint"] or ("timed out" if t["status"] == "timeout" else "failed"))))
+                why = t["hint"] or ("timed out" if t["status"] == "timeout" else "failed")
+                f = ET.SubElement(case, "failure", message=xml_text("failed" if t["hidden"] else why))
                 f.text = "" if t["hidden"] else xml_text(t["tail"])
             elif t["status"] in ("skipped", "n/a"):
                 skipped += 1
@@ -133,7 +133,8 @@ def write_student(g, student):
             failures += 1
             case = ET.SubElement(suite, "testcase", classname=f"ch{nn}.build", name="build", time="0")
             text = student["problems"][nn]
-            f = ET.SubElement(case, "failure", message=xml_text(text.splitlines()[0] if text else "not graded"))
+            first = text.splitlines()[0] if text else "not graded"
+            f = ET.SubElement(case, "failure", message=xml_text(first))
             f.text = xml_text(text)
         for x in (x for x in groups if x["chapter"] == nn and x["group"] == "speed"):
             if nn in student["problems"]:
@@ -164,8 +165,8 @@ def write_student(g, student):
     rows = [f"{'chapter':<8} {'group':<12} {'score / max':>14}  note"]
     for x in groups:
         score = "n/a" if x["state"] == "n/a" else number(x["score"])
-        rows.append(f"{'ch' + x['chapter']:<8} {shown(x['group']):<12} {score!s:>6} / {number(x['max'])!s:<5}  "
-                    f"{shown(x['note'])}")
+        rows.append(f"{'ch' + x['chapter']:<8} {shown(x['group']):<12} {score!s:>6} / "
+                    f"{number(x['max'])!s:<5}  {shown(x['note'])}")
     summary = (f"grade: {shown(student['name'])}\n" + "\n".join(rows) +
                f"\ntotal: {number(total)} / {number(most)}\n" +
                (f"\nfor the instructor:{flags}\n" if flags else ""))
@@ -204,7 +205,8 @@ def write_gradebook(root, rows):
     for name, scores, total, most, flags in rows:
         writer.writerow([cell(name)] + [number(scores.get(nn, 0)) for nn in chapters] +
                         [number(total), number(most), cell("; ".join(flags))])
-        table.append(f"{shown(name):<{width}}" + "".join(f" {number(scores.get(nn, 0))!s:>6}" for nn in chapters)
-                     + f" {number(total)!s:>7} {number(most)!s:>7}  {shown('; '.join(flags))}")
+        columns = "".join(f" {number(scores.get(nn, 0))!s:>6}" for nn in chapters)
+        table.append(f"{shown(name):<{width}}{columns} {number(total)!s:>7} {number(most)!s:>7}  "
+                     f"{shown('; '.join(flags))}")
     atomic_write(os.path.join(root, "gradebook.csv"), buffer.getvalue())
     return "\n".join(table) + "\n"

@@ -171,7 +171,8 @@ class Student:
         if not os.path.isdir(folder):
             folder = os.path.join(base, chapter)
         if not os.path.isdir(folder):
-            self.not_graded(nn, "missing", f"no folder {chapter}/ (nor exercises/{chapter}/) in the submission")
+            self.not_graded(nn, "missing",
+                            f"no folder {chapter}/ (nor exercises/{chapter}/) in the submission")
             return
         if os.path.islink(folder) or not os.path.realpath(folder).startswith(os.path.realpath(base) + os.sep):
             self.not_graded(nn, "missing", f"{chapter}/ is a link: not graded")
@@ -259,10 +260,10 @@ class Student:
     def run_tests(self, book, slots):
         if not self.built:
             return
+        env = clean_environment({"WB_LIST_FORMAT": "tsv",
+                                 "WB_EXERCISE_DIR": os.path.join(ROOT, self.g, "build")})
         listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, " ".join(self.built)],
-                                 capture_output=True, text=True, cwd=ROOT,
-                                 env=clean_environment({"WB_LIST_FORMAT": "tsv",
-                                                        "WB_EXERCISE_DIR": os.path.join(ROOT, self.g, "build")}))
+                                 capture_output=True, text=True, cwd=ROOT, env=env)
         if listing.returncode != 0:
             die(f"tests/ctest_list.sh failed: {listing.stderr.strip()[:200]}")
         tests, record = [], ""
@@ -297,11 +298,11 @@ class Student:
         sanitized = [t for t in wanted if "sanitizer" in t["labels"]]
         for t in sanitized:
             if t["name"][:4] in timed_out:
+                why = ("not run: a test of this chapter ran out of time, and the kernel would under "
+                       "the sanitizer too")
                 with open(os.path.join(self.g, "logs", t["name"] + ".log"), "w") as f:
-                    f.write("not run: a test of this chapter ran out of time, and the kernel would "
-                            "under the sanitizer too\n")
-                t.update(status="timeout", seconds=0.0, hint="", tail=(
-                    "not run: a test of this chapter ran out of time, and the kernel would under the sanitizer too"))
+                    f.write(why + "\n")
+                t.update(status="timeout", seconds=0.0, hint="", tail=why)
         with ThreadPoolExecutor(max_workers=max(1, slots.jobs)) as pool:
             list(pool.map(lambda t: self.run_test(t, slots),
                           [t for t in sanitized if "status" not in t]))
@@ -314,7 +315,8 @@ class Student:
         log = os.path.join(self.g, "logs", t["name"] + ".log")
         n = slots.take(t["threads"])
         try:
-            rc, seconds = run_limited(t["argv"], log, t["limit"] + 30, None, TEST_FILE_SIZE, env, t["threads"])
+            rc, seconds = run_limited(t["argv"], log, t["limit"] + 30, None, TEST_FILE_SIZE, env,
+                                      t["threads"])
         finally:
             slots.give(n)
         data = read_log(log)
@@ -330,7 +332,8 @@ class Student:
         mine = [v.decode() for t, v in lines if t.decode() == token]
         if any(t.decode() != token for t, _ in lines) and name[:4] not in self.forged:
             self.forged.add(name[:4])  # once a chapter: its other tests likely print the same
-            self.flag(f"{name}: its output holds a verdict line with a wrong token (a forgery?)")
+            shown_name = f"{name[:4]} hidden test" if "_hidden_" in name else name  # hidden stays so
+            self.flag(f"{shown_name}: its output holds a verdict line with a wrong token (a forgery?)")
         if rc == 77:
             return "skipped"
         if rc in (124, 137) or re.search(rb"stopped after .* \(WB_TIME_LIMIT_S\)", data):
@@ -373,11 +376,13 @@ class Student:
         if mine < FLOOR_SHARE * floor_ms:
             self.flag(f"ch{nn}: speed refused: {mine:.4f} ms is under the workload's floor "
                       f"({floor_ms:.4f} ms: {moved:.0f} bytes at {copy_gbps:.0f} GB/s x {gpus:.0f} GPUs)")
-            return 0.0, f"refused: {mine:.4f} ms is below what the memory system allows ({floor_ms:.4f} ms)", "graded"
+            return (0.0, f"refused: {mine:.4f} ms is below what the memory system allows "
+                    f"({floor_ms:.4f} ms)", "graded")
         self.leaderboard.append((nn, mine))
         r = mine / theirs
         share = 1.0 if r <= full else 0.0 if r >= zero else (zero - r) / (zero - full)
-        return points * share, f"{r:.2f}x the solution's time ({mine:.4f} ms against {theirs:.4f} ms)", "graded"
+        note = f"{r:.2f}x the solution's time ({mine:.4f} ms against {theirs:.4f} ms)"
+        return points * share, note, "graded"
 
 
 def compiler_excerpt(data, g, chapter, rc):
@@ -454,8 +459,10 @@ class Book:
                 if not line.strip() or line.lstrip().startswith("#"):
                     continue
                 f = line.split(None, 2)
-                if len(f) < 2 or not re.fullmatch(r"[0-9][0-9]", f[0]) or not re.fullmatch(r"[A-Za-z0-9_]+", f[1]):
-                    die(f"{hidden_path}: line {number_}: not 'NN name arguments...' (name: letters, digits, _)")
+                if len(f) < 2 or not re.fullmatch(r"[0-9][0-9]", f[0]) or \
+                        not re.fullmatch(r"[A-Za-z0-9_]+", f[1]):
+                    die(f"{hidden_path}: line {number_}: not 'NN name arguments...' "
+                        "(name: letters, digits, _)")
                 try:
                     args = shlex.split(f[2]) if len(f) > 2 else []
                 except ValueError as e:
@@ -637,7 +644,8 @@ def main():
         lock = claim(folder_of(name), "student", os.path.realpath(source))
         base = OUT
         people = [(name, source, folder_of(name))]
-    students = [Student(n, os.path.realpath(p), os.path.join(base, f), graded, settings) for n, p, f in people]
+    students = [Student(n, os.path.realpath(p), os.path.join(base, f), graded, settings)
+                for n, p, f in people]
     for s in students:
         os.makedirs(s.g, exist_ok=True)
         for c in graded:
@@ -650,7 +658,7 @@ def main():
     if renamed:
         with open(os.path.join(OUT, ".renamed.lock"), "w") as guard:
             fcntl.flock(guard, fcntl.LOCK_EX)
-            log = os.path.join(base if submissions else OUT, ".renamed.log" if submissions else f".renamed-{people[0][2]}.log")
+            log = os.path.join(base if submissions else students[0].g, ".renamed.log")
             r = subprocess.run(["make", "-s", f"-j{jobs}"] + renamed, cwd=ROOT, env=clean_environment(),
                                stdout=open(log, "w"), stderr=subprocess.STDOUT)
             if r.returncode != 0:
@@ -672,7 +680,8 @@ def main():
         scores = {}
         for x in counted:
             scores[x["chapter"]] = scores.get(x["chapter"], 0) + x["score"]
-        rows.append((s.name, scores, sum(x["score"] for x in counted), sum(x["max"] for x in counted), s.flags))
+        rows.append((s.name, scores, sum(x["score"] for x in counted),
+                     sum(x["max"] for x in counted), s.flags))
         if env.get("GRADE_KEEP", "") != "1":
             shutil.rmtree(os.path.join(s.g, "build"), ignore_errors=True)
             shutil.rmtree(os.path.join(s.g, "src"), ignore_errors=True)
