@@ -96,11 +96,17 @@ static void launch_1d(void *context) {
     run->variant->launch(run->d.in, run->d.mask, run->d.out, run->n, run->mask->width, run->block);
 }
 
-/* Poisons the output (all-ones bytes: a NaN, so an output the kernel never writes cannot
- * pass), sets the mask, launches once and copies the result to `into`. */
+/* Enqueues all-ones bytes over the output: a NaN, so an output the kernel never writes cannot
+ * pass, and a timed launch cannot find the last one's result and skip its work. */
+static void poison_1d(void *context) {
+    struct run_1d *run = context;
+    CUDA_CHECK(cudaMemsetAsync(run->d.out, 0xff, (size_t)run->n * sizeof(float), 0));
+}
+
+/* Poisons the output, sets the mask, launches once and copies the result to `into`. */
 static void launch_poisoned(struct run_1d *run, float *into) {
     size_t bytes = (size_t)run->n * sizeof(float);
-    CUDA_CHECK(cudaMemset(run->d.out, 0xff, bytes));
+    poison_1d(run);
     if (run->variant->set_mask) run->variant->set_mask(run->mask->weights, run->mask->width);
     launch_1d(run);
     /* No cudaDeviceSynchronize first: the copy waits for the kernel and reports its fault, if
@@ -253,11 +259,13 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                               .mask_w = mask->width,
                               .mask_h = 1,
                               .bytes_moved = 2.0 * bytes + mask->width * sizeof(float),
+                              .fmas = (double)n * mask->width,
                               .context = &run,
                               .rules = rules_1d,
                               .select = select_1d,
                               .check = check_1d,
                               .launch = launch_1d,
+                              .poison = poison_1d,
                               .write_output = write_output_1d};
     if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
     struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");

@@ -224,22 +224,41 @@ static void write_output(const char *path, const struct input_image *in, const f
     if (status) wb_die(WB_EXIT_USAGE, "%s", err);
 }
 
-/* Poisons the output (all-ones bytes: a NaN, so an output the kernel never writes cannot
- * pass), sets the mask, launches on every plane and copies the result to `into`. */
+/* All-ones bytes (a NaN) over the output a host launcher writes, in page-locked memory. */
+static void CUDART_CB poison_host_output(void *context) {
+    struct run_2d *run = context;
+    const size_t bytes = (size_t)run->in.width * sizeof(float) * run->in.height * run->planes;
+    memset(run->host_out, 0xff, bytes);
+}
+
+/* Enqueues all-ones bytes over the output: a NaN, so an output the kernel never writes cannot
+ * pass, and a timed launch cannot find the last one's result and skip its work. A host
+ * launcher's output is poisoned by the CPU, in stream order (after the last launch's copies). */
+static void poison_2d(void *context) {
+    struct run_2d *run = context;
+    if (run->variant->host_launch) {
+        CUDA_CHECK(cudaLaunchHostFunc(0, poison_host_output, run));
+        return;
+    }
+    CUDA_CHECK(cudaMemset2DAsync(run->out.data, run->out.pitch, 0xff,
+                                 (size_t)run->in.width * sizeof(float),
+                                 (size_t)run->out.height * run->planes, 0));
+}
+
+/* Poisons the output, sets the mask, launches on every plane and copies the result to `into`. */
 static void launch_poisoned(struct run_2d *run, float *into) {
     const struct mask *mask = run->mask;
     size_t row_bytes = (size_t)run->in.width * sizeof(float);
     if (run->variant->host_launch) { /* it writes page-locked memory itself */
         const size_t bytes = row_bytes * run->in.height * run->planes;
-        memset(run->host_out, 0xff, bytes);
+        poison_host_output(run);
         if (run->variant->set_mask)
             run->variant->set_mask(mask->weights, mask->width, mask->height);
         launch_all_planes(run);
         memcpy(into, run->host_out, bytes);
         return;
     }
-    CUDA_CHECK(cudaMemset2D(run->out.data, run->out.pitch, 0xff, row_bytes,
-                            (size_t)run->out.height * run->planes));
+    poison_2d(run);
     if (run->variant->set_mask) run->variant->set_mask(mask->weights, mask->width, mask->height);
     launch_all_planes(run);
     /* No cudaDeviceSynchronize first: the copy waits for the kernel and reports its fault, if
@@ -438,11 +457,14 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                               .mask_w = mask->width,
                               .mask_h = mask->height,
                               .bytes_moved = 2.0 * bytes * passes,
+                              .fmas = (double)plane * planes * passes *
+                                      (mask->width + mask->height),
                               .context = &run,
                               .rules = rules_2d,
                               .select = select_2d,
                               .check = check_2d,
                               .launch = launch_all_planes,
+                              .poison = poison_2d,
                               .write_output = write_output_2d};
     /* The copy roof: the image's bytes, or 256 MiB where the image stays in host memory (it may
      * not fit on the GPU; copies that large run at the same rate) */

@@ -173,11 +173,18 @@ static void launch_3d(void *context) {
                          m->height, m->depth, run->block);
 }
 
-/* Poisoned output (all-ones bytes: NaN), the mask, one launch, the result into `into`. */
+/* Enqueues all-ones bytes (NaN) over the output: unwritten voxels fail, and a timed launch
+ * cannot find the last one's result and skip its work. */
+static void poison_3d(void *context) {
+    struct run_3d *run = context;
+    CUDA_CHECK(cudaMemsetAsync(run->d_out, 0xff, voxels(run->volume) * sizeof(float), 0));
+}
+
+/* Poisoned output, the mask, one launch, the result into `into`. */
 static void launch_poisoned(struct run_3d *run, float *into) {
     const size_t bytes = voxels(run->volume) * sizeof(float);
     const struct mask3d *m = run->mask;
-    CUDA_CHECK(cudaMemset(run->d_out, 0xff, bytes));
+    poison_3d(run);
     if (run->variant->set_mask) run->variant->set_mask(m->weights, m->width, m->height, m->depth);
     launch_3d(run);
     CUDA_CHECK(cudaMemcpy(into, run->d_out, bytes, cudaMemcpyDeviceToHost)); /* waits, reports */
@@ -345,11 +352,13 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                               .mask_w = m->width,
                               .mask_h = m->height,
                               .bytes_moved = 2.0 * bytes,
+                              .fmas = (double)voxels(v) * (m->width + m->height + m->depth),
                               .context = &run,
                               .rules = rules_3d,
                               .select = select_3d,
                               .check = check_3d,
                               .launch = launch_3d,
+                              .poison = poison_3d,
                               .write_output = write_output_3d};
     if (opt->mode != CLI_MODE_CHECK) c.copy_gbps = copy_bandwidth_gbps(bytes, opt->reps);
     struct variant_result *results = host_malloc(sizeof *results * variant_count, "results");

@@ -156,9 +156,17 @@ static void start_watchdog(void) {
     alarm((unsigned)seconds);
 }
 
+static double fma_peak; /* the FP32 FMA roof of the device the kernels run on, per second */
+static int work_gpus = 1;
+
+void harness_set_work_gpus(int count) {
+    work_gpus = count > 1 ? count : 1;
+}
+
 FILE *harness_open_device(const struct cli_options *opt, struct device_info *device) {
     start_watchdog();
     device_probe(device);
+    fma_peak = device_fma_peak(device, NULL);
     FILE *human = opt->json ? stderr : stdout;
     fprintf(human, "%s on %s (sm_%d%d, %d SMs), seed %llu, CPU reference on %d threads\n",
             wb_program_name(), device->name, device->sm_major, device->sm_minor,
@@ -190,8 +198,8 @@ static int first_kernel_runs;
  * (returns 0 when that fails): a launcher that skips work on repeated calls, or leaves it
  * unfinished, fails here, its time is not reported, and the program's verdict is a failure.
  * Under the grader (verdict.h) the time goes out on a token line, with what the grader needs to
- * refuse a time below the workload's floor: the bytes moved, the copy bandwidth measured in this
- * run, and how many GPUs could have shared the work. */
+ * refuse a time below the workload's floor: the bytes moved and the copy bandwidth measured in
+ * this run, the fewest multiply-adds and the FP32 FMA peak, and how many GPUs share the work. */
 static int checked_after_timing(const struct configuration *c, const struct kernel_rules *rules,
                                 struct variant_result *r, int chapter_kernel) {
     struct timing timed = r->time;
@@ -205,8 +213,9 @@ static int checked_after_timing(const struct configuration *c, const struct kern
     r->time = timed;
     r->gbps = gbps;
     if (c->opt->mode == CLI_MODE_BENCH && verdict_active() && (chapter_kernel || rules->solution))
-        verdict_print("time %s %.6f %.6f %.0f %.3f %d", chapter_kernel ? "own" : "solution",
-                      timed.median_ms, timed.min_ms, c->bytes_moved, c->copy_gbps, device_count());
+        verdict_print("time %s %.6f %.6f %.0f %.3f %d %.0f %.6g",
+                      chapter_kernel ? "own" : "solution", timed.median_ms, timed.min_ms,
+                      c->bytes_moved, c->copy_gbps, work_gpus, c->fmas, fma_peak);
     return 1;
 }
 
@@ -240,7 +249,8 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         }
         if (!r->passed) ++failures;
         if (opt->mode != CLI_MODE_CHECK && r->passed) {
-            r->time = gpu_time(c->launch, c->context, HARNESS_WARMUP_RUNS, opt->reps);
+            r->time = gpu_time_prepared(c->launch, c->poison, c->context, HARNESS_WARMUP_RUNS,
+                                        opt->reps);
             r->gbps = effective_gbps(c->bytes_moved, r->time.median_ms);
             if (!checked_after_timing(c, &rules, r, chapter_kernel)) ++failures;
         }

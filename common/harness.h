@@ -97,6 +97,9 @@ void harness_require_block(const struct kernel_rules *own, const struct cli_opti
  * set (the tests set it), a program still running after that many seconds prints why it was
  * stopped (a kernel that never returns, usually) and exits 1; the GPU is freed with the process. */
 FILE *harness_open_device(const struct cli_options *opt, struct device_info *device);
+/* How many GPUs the chapter's own kernel spreads its work over (1 unless a chapter says more):
+ * the grader's floor for a time is the work over all of them (verdict.h). */
+void harness_set_work_gpus(int count);
 
 /* first and again: `count` floats from two launches on the same input. Different bits mean the
  * kernel's result depends on timing: marks r failed with the race hint and prints it. */
@@ -110,12 +113,14 @@ struct configuration {
     int variant_count;
     int mask_w, mask_h;
     double bytes_moved; /* bytes read once and written once per launch: effective bandwidth */
+    double fmas;        /* the fewest multiply-adds a launch can do: one pass per mask axis */
     double copy_gbps;   /* the device-to-device copy, measured in run and bench modes */
     void *context;
     struct kernel_rules (*rules)(void *context, int v);
     void (*select)(void *context, int v);          /* the kernel the next hooks act on */
     struct variant_result (*check)(void *context); /* poison, set mask, launch once, verify */
     void (*launch)(void *context);                 /* launch again (timing; no sync) */
+    void (*poison)(void *context);                 /* enqueue poisoning the output (timing) */
     void (*write_output)(void *context);           /* --output, after the first kernel that ran */
 };
 /* Fills results[0 .. variant_count - 1]; returns the number of kernels that failed. */

@@ -31,6 +31,11 @@ static void *flush_buffer(size_t *bytes) {
 }
 
 struct timing gpu_time(void (*launch)(void *context), void *context, int warmup, int reps) {
+    return gpu_time_prepared(launch, NULL, context, warmup, reps);
+}
+
+struct timing gpu_time_prepared(void (*launch)(void *context), void (*prepare)(void *context),
+                                void *context, int warmup, int reps) {
     size_t flush_bytes;
     void *flush = flush_buffer(&flush_bytes);
     cudaEvent_t *starts = malloc(sizeof *starts * reps), *stops = malloc(sizeof *stops * reps);
@@ -40,10 +45,13 @@ struct timing gpu_time(void (*launch)(void *context), void *context, int warmup,
         CUDA_CHECK(cudaEventCreate(&starts[r]));
         CUDA_CHECK(cudaEventCreate(&stops[r]));
     }
-    for (int w = 0; w < warmup; ++w)
+    for (int w = 0; w < warmup; ++w) {
+        if (prepare) prepare(context);
         launch(context);
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
     for (int r = 0; r < reps; ++r) {
+        if (prepare) prepare(context);
         CUDA_CHECK(cudaMemsetAsync(flush, r & 0xff, flush_bytes, 0));
         CUDA_CHECK(cudaEventRecord(starts[r], 0));
         launch(context);

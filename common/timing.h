@@ -1,7 +1,8 @@
 /* timing.h: measuring, the same way in every chapter.
  *
  *   gpu_time        CUDA events around each launch: warm-up, then `reps` timed runs, each after
- *                   an L2 flush; median and min in milliseconds
+ *                   an L2 flush; median and min in milliseconds (gpu_time_prepared: each run
+ *                   after a preparation too, untimed)
  *   copy_bandwidth  device-to-device cudaMemcpy of the same size, timed the same way: the
  *                   bandwidth bound that "% of copy" divides by
  *   host_time       wall-clock median of a CPU function, for the CPU-baseline speedups
@@ -27,6 +28,11 @@ struct timing {
  * the L2 cache is overwritten, so no run finds its input already cached by the previous one. The
  * launch function must only enqueue work (kernel launches, async copies) on the default stream. */
 struct timing gpu_time(void (*launch)(void *context), void *context, int warmup, int reps);
+/* gpu_time with prepare(context) enqueued before every call (warm-up too), outside the events:
+ * the harness poisons the output there, so no timed call can find an earlier call's result and
+ * skip its work. */
+struct timing gpu_time_prepared(void (*launch)(void *context), void (*prepare)(void *context),
+                                void *context, int warmup, int reps);
 
 /* Median bandwidth in GB/s (1e9 bytes/s, counting bytes read plus bytes written) of
  * cudaMemcpyAsync between two device buffers of `bytes` each, timed like gpu_time. */

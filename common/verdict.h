@@ -6,6 +6,7 @@
  *
  *   wb-grade <token> verdict pass|fail|na           (harness_finish: the program's verdict)
  *   wb-grade <token> time own|solution <median_ms> <min_ms> <bytes> <copy_gbps> <gpus>
+ *                                      <fmas> <fma_peak_per_s>
  *                                                   (bench mode: a timed kernel, re-checked)
  *
  * A submission's code cannot call the functions that print (grading/RULES.md: the gate), and it

@@ -360,7 +360,10 @@ class Student:
         times = {}
         for role, fields in re.findall(rb"^wb-grade " + token.encode() + rb" time (\w+) (.*)$", data, re.M):
             if role.decode() not in times:
-                times[role.decode()] = [float(x) for x in fields.split()]
+                try:
+                    times[role.decode()] = [float(x) for x in fields.split()]
+                except ValueError:
+                    times[role.decode()] = []  # malformed: not measured, below
         verdicts = re.findall(rb"^wb-grade " + token.encode() + rb" verdict (\S+)", data, re.M)
         if rc == 0 and "own" not in times and verdicts and all(v == b"na" for v in verdicts):
             return 0.0, "n/a: the chapter's kernel does not run on this machine's GPUs", "n/a"
@@ -370,12 +373,13 @@ class Student:
             return 0.0, f"refused: the kernel failed its check in the speed run (see {log})", "graded"
         if rc != 0 or "own" not in times or "solution" not in times:
             return 0.0, f"not measured: the bench run failed (exit {rc}; see {log})", "graded"
+        if len(times["own"]) != 7 or len(times["solution"]) != 7:
+            return 0.0, f"not measured: the bench run's time lines are malformed (see {log})", "graded"
         mine, theirs = times["own"][0], times["solution"][0]
-        _, _, moved, copy_gbps, gpus = times["own"]
-        floor_ms = moved / (copy_gbps * 1e9 * max(gpus, 1)) * 1e3 if copy_gbps > 0 else 0.0
+        floor_ms, why = workload_floor(*times["own"][2:])
         if mine < FLOOR_SHARE * floor_ms:
             self.flag(f"ch{nn}: speed refused: {mine:.4f} ms is under the workload's floor "
-                      f"({floor_ms:.4f} ms: {moved:.0f} bytes at {copy_gbps:.0f} GB/s x {gpus:.0f} GPUs)")
+                      f"({floor_ms:.4f} ms: {why})")
             return (0.0, f"refused: {mine:.4f} ms is below what the memory system allows "
                     f"({floor_ms:.4f} ms)", "graded")
         self.leaderboard.append((nn, mine))
@@ -383,6 +387,19 @@ class Student:
         share = 1.0 if r <= full else 0.0 if r >= zero else (zero - r) / (zero - full)
         note = f"{r:.2f}x the solution's time ({mine:.4f} ms against {theirs:.4f} ms)"
         return points * share, note, "graded"
+
+
+def workload_floor(moved, copy_gbps, gpus, fmas, fma_peak):
+    """The least time the bench workload can take, in ms, and why: its bytes at the copy bandwidth
+    measured in the same run, or its fewest multiply-adds at the FP32 FMA peak, whichever binds,
+    the work shared by every GPU the chapter's kernel uses (a value the program could not measure
+    is 0 and bounds nothing)."""
+    gpus = max(gpus, 1)
+    memory_ms = moved / (copy_gbps * 1e9 * gpus) * 1e3 if copy_gbps > 0 else 0.0
+    compute_ms = fmas / (fma_peak * gpus) * 1e3 if fma_peak > 0 else 0.0
+    if compute_ms > memory_ms:
+        return compute_ms, f"{fmas:.0f} multiply-adds at {fma_peak / 1e12:.1f} T/s x {gpus:.0f} GPUs"
+    return memory_ms, f"{moved:.0f} bytes at {copy_gbps:.0f} GB/s x {gpus:.0f} GPUs"
 
 
 def compiler_excerpt(data, g, chapter, rc):

@@ -76,25 +76,32 @@ check(os.path.getsize(os.path.join(scratch, "logs", f"case{len(cases) - 1}.log")
       "a long log was not cut down")
 
 # ---- speed ------------------------------------------------------------------------------------
-# 1e9 bytes at 1000 GB/s on one GPU: the floor is 1 ms.
+# 1e9 bytes at 1000 GB/s on one GPU: the floor is 1 ms (no multiply-adds counted: 0 0).
 speeds = {  # chapter: (stand-in body, points it must earn, words its note or flags must hold)
-    "01_honest": ('echo "wb-grade $WB_GRADE_TOKEN time own 2.0 2.0 1e9 1000 1"\n'
-                  'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+    "01_honest": ('echo "wb-grade $WB_GRADE_TOKEN time own 2.0 2.0 1e9 1000 1 0 0"\n'
+                  'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 0 0"\n'
                   'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 1.0, "1.00x"),
-    "02_too_fast": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.5 0.5 1e9 1000 1"\n'
-                    'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+    "02_too_fast": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.5 0.5 1e9 1000 1 0 0"\n'
+                    'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 0 0"\n'
                     'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "under the workload's floor"),
-    "03_forged": ('echo "wb-grade 0123456789abcdef0123456789abcdef time own 0.1 0.1 1e9 1000 1"\n'
-                  'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+    "03_forged": ('echo "wb-grade 0123456789abcdef0123456789abcdef time own 0.1 0.1 1e9 1000 1 0 0"\n'
+                  'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 0 0"\n'
                   'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "bench run failed"),
-    "04_failed_after": ('echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+    "04_failed_after": ('echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 0 0"\n'
                         'echo "wb-grade $WB_GRADE_TOKEN verdict fail"; exit 1', 0.0,
                         "failed the speed run's checks"),
-    "05_nowhere": ('echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1"\n'
+    "05_nowhere": ('echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 0 0"\n'
                    'echo "wb-grade $WB_GRADE_TOKEN verdict na"', 0.0, "n/a"),
-    "06_two_gpus": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.6 0.6 1e9 1000 2"\n'
-                    'echo "wb-grade $WB_GRADE_TOKEN time solution 0.6 0.6 1e9 1000 2"\n'
+    "06_two_gpus": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.6 0.6 1e9 1000 2 0 0"\n'
+                    'echo "wb-grade $WB_GRADE_TOKEN time solution 0.6 0.6 1e9 1000 2 0 0"\n'
                     'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 1.0, "1.00x"),
+    # 1e12 multiply-adds at 1e15 a second: 1 ms, where the bytes alone would allow 0.1 ms
+    "07_compute_floor": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.5 0.5 1e8 1000 1 1e12 1e15"\n'
+                         'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e8 1000 1 1e12 1e15"\n'
+                         'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "multiply-adds"),
+    "08_malformed": ('echo "wb-grade $WB_GRADE_TOKEN time own 2.0 2.0 1e9 1000 1"\n'
+                     'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 x 0"\n'
+                     'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "malformed"),
 }
 for chapter, (body, points, words) in speeds.items():
     stand_in(f"ch{chapter}_exercise", body)
