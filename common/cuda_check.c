@@ -34,7 +34,21 @@ void cuda_check_failed(cudaError_t status, const char *expression, const char *f
     exit(WB_EXIT_FAIL);
 }
 
+/* Exit 77 with one line that says which of the usual causes it is: no driver, a driver older
+ * than the toolkit the program was built with, or a driver that sees no GPU. */
 static void no_device(const char *reason, cudaError_t status) {
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver); /* 0 where no driver is installed */
+    cudaRuntimeGetVersion(&runtime);
+    if (status == cudaErrorInsufficientDriver && driver == 0)
+        wb_die(WB_EXIT_NO_DEVICE, "no usable CUDA device: no NVIDIA driver is installed (skipping)");
+    if (status == cudaErrorInsufficientDriver)
+        wb_die(WB_EXIT_NO_DEVICE,
+               "no usable CUDA device: the NVIDIA driver supports CUDA %d.%d, older than the "
+               "CUDA %d.%d this program was built with; update the driver (skipping)",
+               driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    if (status == cudaErrorNoDevice)
+        wb_die(WB_EXIT_NO_DEVICE, "no usable CUDA device: the NVIDIA driver sees no GPU (skipping)");
     wb_die(WB_EXIT_NO_DEVICE, "no usable CUDA device (%s: %s): skipping", reason,
            cudaGetErrorString(status));
 }
