@@ -8,6 +8,15 @@
 # writes the test list, build/CTestTestfile.cmake, from the registry and the programs' --spec.
 BUILD := build
 
+# One job per core unless -j or JOBS says otherwise: a first build takes a minute on many cores
+# instead of several. (clean beside other goals runs them in order.)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(if $(filter command line environment,$(origin JOBS)),$(JOBS),$(shell nproc 2>/dev/null || echo 2))
+endif
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
+
 # ---- tools: say exactly what is missing ---------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 NVCC_BIN := $(shell command -v $(NVCC) 2>/dev/null)
@@ -186,17 +195,23 @@ $(BUILD)/CTestTestfile.cmake: $(wildcard tests/*.sh) $(CHAPTERS:%=chapters/%/cha
 # progression from chapter 04, the photo and the 2D bench from chapter 05, then chapter 06's
 # tuner, its bench against NPP and cuFFT, and the large masks). Exit 77 from a program means
 # "no usable GPU": make run says so and stops without failing.
+# In a student's copy (no solutions/) the steps run the exercise programs, and a chapter whose
+# kernel does not pass its check yet (exit 1) is listed as not solved, not as a failure.
+RUN_SUFFIX := $(if $(HAVE_SOLUTIONS),,_exercise)
 run: all | $(BUILD)/out ## the main job: every chapter's run steps (chapters/NN_*/chapter.mk)
-	@touch $(BUILD)/.run_started; \
+	@touch $(BUILD)/.run_started; unsolved=; \
 	for ch in $(CHAPTERS); do \
 	  sed -n 's/^run *= *//p' chapters/$$ch/chapter.mk | { \
 	    while read -r args; do \
-	      echo "make run: $(BUILD)/ch$$ch $$args"; $(BUILD)/ch$$ch $$args </dev/null || exit $$?; \
+	      echo "make run: $(BUILD)/ch$${ch}$(RUN_SUFFIX) $$args"; \
+	      $(BUILD)/ch$${ch}$(RUN_SUFFIX) $$args </dev/null || exit $$?; \
 	    done; }; \
 	  rc=$$?; \
 	  if [ $$rc -eq 77 ]; then echo "make run: no usable CUDA device here: the programs were built but not run"; exit 0; fi; \
+	  if [ $$rc -eq 1 ] && [ -n "$(RUN_SUFFIX)" ]; then unsolved="$$unsolved $${ch%%_*}"; continue; fi; \
 	  if [ $$rc -ne 0 ]; then exit $$rc; fi; \
 	done; \
+	[ -z "$$unsolved" ] || echo "make run: not solved yet (your kernel fails its check):$$unsolved; make check CH=NN says why"; \
 	written=$$(find $(BUILD)/out -newer $(BUILD)/.run_started -type f | sort | tr '\n' ' '); \
 	echo "make run: done$${written:+; files written: $$written}"
 
@@ -256,6 +271,7 @@ endef
 check: ## CH=NN: your exercise for chapter NN: quick tests first (a verdict in seconds), then all
 	$(NEED_CTEST)
 	$(NEED_CH)
+	@$(MAKE) -s -q $(EXERCISE_BUILD)/ch$(CHAPTER)_exercise 2>/dev/null || echo "make check: building chapter $(CHAPTER) first (a minute or two the first time)"
 	@$(MAKE) -s $(EXERCISE_BUILD)/ch$(CHAPTER)_exercise $(BUILD)/tests $(BUILD)/out
 	@mkdir -p $(BUILD)/check/$(CH)
 	@WB_EXERCISE_DIR="$(abspath $(EXERCISE_BUILD))" sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTER)" > $(BUILD)/check/$(CH)/CTestTestfile.cmake
@@ -277,14 +293,28 @@ compile: ## CH=NN: compile your kernel file alone; registers, spills, shared mem
 	  $(NVCC_BIN) $(filter-out -gencode arch=%,$(NVCCFLAGS)) -arch=sm_$(COMPILE_SM) $($(CHAPTER).defines) $(EXERCISE_FLAGS) \
 	    -Xptxas -v -Ichapters/$(CHAPTER) -c $$f -o $(BUILD)/compile/$(CH)/$$(basename $$f .cu).o \
 	    > $(BUILD)/compile/$(CH)/ptxas.log 2>&1; rc=$$?; \
-	  sh tests/ptxas_report.sh $(BUILD)/compile/$(CH)/ptxas.log || exit 1; \
+	  sh tests/ptxas_report.sh $(BUILD)/compile/$(CH)/ptxas.log $(BUILD)/compile/$(CH)/$$(basename $$f .cu).o || exit 1; \
 	  [ $$rc -eq 0 ] || exit $$rc; \
 	done
 
 progress: ## where you are: each chapter solved, failing (with its hint) or untouched, and what next
 	@sh tests/progress.sh "$(CURDIR)" "$(CHAPTERS)" "$(EXERCISES)" $(JOBS)
 
-mutants: all ## GPU: plant known bugs in the solutions; each must fail with the hint naming it
+# The instructor's targets need the reference solutions (grade, mutants, handout) or measure them
+# (report): a student's copy (make handout) has neither, and says so at once.
+INSTRUCTOR_ONLY := $(if $(HAVE_SOLUTIONS),,instructor_only)
+.PHONY: instructor_only handout
+instructor_only:
+	@echo "make $(MAKECMDGOALS): part of the full workbook (it needs the reference solutions); this is a student's copy"; exit 2
+
+# make handout DIR=path: the student's copy (grading/handout.sh says what it holds). DIR reaches
+# the script as data, like grade's paths.
+unexport DIR
+handout: export WB_HANDOUT_DIR := $(value DIR)
+handout: $(INSTRUCTOR_ONLY) ## DIR=path: write the student's copy there (no solutions/; a README for students)
+	@sh grading/handout.sh "$(CURDIR)"
+
+mutants: $(or $(INSTRUCTOR_ONLY),all) ## GPU: plant known bugs in the solutions; each must fail with the hint naming it
 	@sh tests/mutants.sh
 
 # Grading (README.md, "For instructors"): SUBMISSION=DIR grades one student's files, SUBMISSIONS=DIR
@@ -299,14 +329,14 @@ grade: export WB_GRADE_HIDDEN_TESTS := $(value HIDDEN_TESTS)
 grade: export WB_GRADE_JOBS := $(if $(filter command line environment,$(origin JOBS)),$(value JOBS))
 grade: export WB_GRADE_CHAPTER_LIST := $(CHAPTERS)
 grade: export WB_GRADE_SM := $(SM)
-grade: all ## grade exercises/, SUBMISSION=DIR or SUBMISSIONS=DIR against RUBRIC (results in build/grade/)
+grade: $(or $(INSTRUCTOR_ONLY),all) ## grade exercises/, SUBMISSION=DIR or SUBMISSIONS=DIR against RUBRIC (results in build/grade/)
 	@command -v python3 >/dev/null || { echo "make grade needs python3 (Debian/Ubuntu: apt-get install python3)"; exit 1; }
 	@python3 grading/grade.py
 
 # The measured report (README.md, "The measured report"): sweeps on the GPU as JSON lines, then
 # report/plot.py writes the CSVs, the figures (with matplotlib) and build/report/report.md.
 REPORT_SCALE ?= full
-report: all ## GPU: measure the sweeps, write build/report/ (CSVs, figures, report.md); REPORT_SCALE=quick is short
+report: $(or $(INSTRUCTOR_ONLY),all) ## GPU: measure the sweeps, write build/report/ (CSVs, figures, report.md); REPORT_SCALE=quick is short
 	@command -v python3 >/dev/null || { echo "make report needs python3 for the CSVs and the page (Debian/Ubuntu: apt-get install python3)"; exit 1; }
 	@python3 -c 'import matplotlib' 2>/dev/null || echo "make report: matplotlib is missing, so no figures (apt-get install python3-matplotlib, or python3 -m pip install matplotlib); the CSVs and the page are still written"
 	@sh report/sweeps.sh "$(CURDIR)" $(BUILD)/report $(REPORT_SCALE)
@@ -317,6 +347,12 @@ clean: ## remove build/
 
 # help reads the "## " notes on the target lines above, so it lists what the rules really are.
 help: ## this list
-	@awk -F ':.*## ' '/^[a-z]+:.*## / { printf "  make %-7s %s\n", $$1, $$2 }' $(firstword $(MAKEFILE_LIST))
+	@awk -F ':.*## ' -v copy="$(if $(HAVE_SOLUTIONS),,student)" '/^[a-z]+:.*## / { \
+	  if (copy && $$1 ~ /^(grade|report|mutants|handout)$$/) next; \
+	  if (copy && $$1 == "all") $$2 = "your exercise programs and the test list"; \
+	  if (copy && $$1 == "run") $$2 = "each chapter\047s main job on your kernels; unsolved chapters are listed"; \
+	  if (copy && $$1 == "test") $$2 = "CPU tests and every chapter\047s checks on your kernels (GPU tests skip without a GPU)"; \
+	  printf "  make %-7s %s\n", $$1, $$2 }' \
+	  $(firstword $(MAKEFILE_LIST))
 	@echo "  make with SM=90 builds for one GPU architecture (default: the GPU's own, else a list)"
 	@echo "  chapters: $(CHAPTERS)"

@@ -4,7 +4,9 @@
 # (skipped, 77, with fewer): split images of awkward heights, masks 1 to 15 rows tall at K = 7, 2
 # and 1, every visible GPU (middle slabs on three or more), one process per GPU, the scaling
 # study's bit-for-bit check, the bad inputs.
-# The guard (the unsolved exercise fails) needs two GPUs too: chapter.mk's guard_gpus.
+# Several slabs on one GPU trade through the workbook's local calls (slab_trade.h): the exercise
+# and its guard (chapter.mk's guard_args) are checked on one GPU that way, with the same waits
+# tested as on two.
 #
 # The two-GPU tests hold one lock (CTest's RESOURCE_LOCK), so they run one at a time: NCCL's
 # kernels spin while they wait for their peer, and two such processes sharing a pair of GPUs
@@ -54,12 +56,27 @@ add "ch10_more_gpus_than_visible" "$labels" "$expect" --gpu 2 \
 add "ch10_scaling_one_gpu" "$labels" "$solution" --gpus 1 --scaling --size 301x203 --mask-width 5 \
     --iterations 3
 
+tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
+# Three and four slabs on one GPU, each trade and pass held 0.3 ms late as on two GPUs below: a
+# missing wait fails; a middle slab trades both ways. make check and make grade count these.
+for kind in solution exercise; do
+    binary=$solution
+    [ $kind = exercise ] && binary=$exercise
+    add "ch10_${kind}_slabs_one_gpu" "gpu;ch10;$kind" env WB_SLABS_HALO_DELAY_US=300 \
+        WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check --own-kernels --gpus 1 --slabs 3 \
+        --iterations 7 --mask gaussian,box --size 1x300,67x45,401x277 --mask-width "$tall"
+    add "ch10_${kind}_slabs_one_gpu_signed" "gpu;ch10;$kind" "$binary" --check --own-kernels \
+        --gpus 1 --slabs 4 --iterations 2 --size 67x60,1000x777 --mask-width "1,3,4,2x9,15"
+done
+usage_error "ch10_slabs_zero" "--slabs: 0 is out of range \(1 to 64\)" "$solution" --slabs 0
+usage_error "ch10_slabs_scaling" "--slabs: the scaling study cuts one slab a GPU" \
+    "$solution" --scaling --slabs 2
+
 # Two GPUs against the K-pass reference at K = 7, 2 and 1: slab heights that are odd, a slab of
 # exactly one mask's reach (300x14 with 15 rows), masks 1 to 15 rows tall (blurs for 7 passes,
 # signed random masks for 2); the exercise too, as one GPU never calls it (make grade counts
 # these). The split's result against one GPU's, bit for bit: the scaling study's check.
 two="$root/tests/need_gpus.sh"
-tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
 # Label multi_gpu: make test runs them in a phase of their own, alone (tests/run_suite.sh); the
 # other tests see one GPU there, so bench mode on two GPUs is tested here too. memcheck runs on
 # one GPU (the battery's): with NCCL on two GPUs it took 39 s alone and 110 s beside the suite on

@@ -7,7 +7,8 @@
 # or the exercise in a copy without solutions/). Labels: cpu (no GPU needed), gpu (skips with exit
 # 77 where there is none), chNN, solution (the reference kernels must pass), guard (the unsolved
 # exercises must fail), exercise (the student's own kernels must pass: `make check CH=NN`), quick
-# (the few tests `make check` runs first for its first verdict). `make test` runs all but exercise.
+# (the few tests `make check` runs first for its first verdict). `make test` runs all but exercise
+# (in a student's copy: all, exercise included, and no solution or guard test is listed).
 # Environment: WB_EXERCISE_DIR (where the exercise programs are; default ROOT/build: the grader
 # points it at a submission's build), WB_LIST_FORMAT=tsv (one line per test for the grader:
 # name, labels, time limit, threads, then the command, shell-quoted).
@@ -56,11 +57,22 @@ cost=
 visible= lock=
 harness_checked= # the dimensions whose harness tests have been added (first_of_dims)
 
+# A student's copy (make handout: no solutions/) lists the tests of what it holds: the CPU tests
+# of the common code and the programs' command lines (run on the exercise programs), and the
+# student's own checks (label exercise); not the reference's, the guards, the grader's, the
+# report's or the registry's, whose files stay with the instructor.
+handout=
+[ -d "$root/solutions" ] || handout=1
+
 # add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
 # environment and time limit.
 add() {
     t_name=$1 t_labels=$2 t_lock=$lock
     shift 2
+    if [ -n "$handout" ]; then
+        case ";$t_labels;" in *";solution;"* | *";guard;"* | *";grading;"*) return ;; esac
+        case $t_name in grade_* | report_* | registry_* | handout | *_exercise_drift) return ;; esac
+    fi
     # a battery given several GPUs (battery_gpus) takes several: the multi-GPU phase, one at a time
     case $visible in *,*) t_labels="$t_labels;multi_gpu" t_lock=multi_gpu ;; esac
     if [ "${WB_LIST_FORMAT:-}" = tsv ]; then
@@ -158,9 +170,9 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
     "$fixtures/descr_control.npy"
 
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
-# It builds and runs `make check` with JOBS=2 inside: two of CTest's slots.
+# make handout, then the commands its README gives, run in it with JOBS=2: two of CTest's slots.
 threads=2 cost=80
-add student_copy_without_solutions "cpu" "$root/tests/student_copy.sh" "$root" "$b/tests/student_copy"
+add handout "cpu" "$root/tests/handout.sh" "$root" "$b/tests/handout"
 threads=1 cost=
 
 # make check's stages and verdicts, on stand-in tests (no GPU needed).
@@ -257,7 +269,7 @@ die() {
 registry() {
     file="$root/chapters/$1/chapter.mk"
     [ -f "$file" ] || die "chapter $1 has no registry entry $file (README.md, \"Adding a chapter\")"
-    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\|battery_blocks\|battery_gpus\|guard_gpus\)[[:space:]]*=/d; p' "$file")
+    bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\|battery_blocks\|battery_gpus\|guard_args\)[[:space:]]*=/d; p' "$file")
     [ -z "$bad" ] || die "$file: not a known 'key = value' line: $bad"
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$file"
 }
@@ -271,6 +283,7 @@ for chapter in $chapters; do
     nn=${chapter%%_*}
     solution="$b/ch$chapter"
     exercise="$exercise_dir/ch${chapter}_exercise"
+    [ -z "$handout" ] || solution=$exercise # the same driver: its command line, its errors
     sanitizers=$(registry "$chapter" sanitizers) || exit 1
     for tool in $sanitizers; do
         case $tool in memcheck | racecheck | synccheck) ;; *) die "chapters/$chapter/chapter.mk: sanitizers: no tool '$tool'" ;; esac
@@ -345,13 +358,10 @@ for chapter in $chapters; do
         "$solution" --bench --size "$modes_size" --mask-width "$bench_masks" --reps 20
     add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
         "$solution" --check --json --size "$json_size" --mask-width "$json_mask"
-    # (a chapter whose exercise runs only on several GPUs says how many: guard_gpus; with
-    # fewer the guard is skipped, 77)
-    guard_gpus=$(registry "$chapter" guard_gpus) || exit 1
-    set -- "$expect" --gpu 1 "$guard_pattern" -- "$exercise" --check --size "$guard_size"
-    [ -z "$guard_gpus" ] || set -- sh "$root/tests/need_gpus.sh" "$guard_gpus" "$@"
-    [ -z "$guard_gpus" ] || lock=multi_gpu cost=95 # one at a time, early (tests/chapter_10.sh)
-    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard${guard_gpus:+;multi_gpu}" "$@"
-    lock= cost=
+    # (a chapter whose exercise runs only with some arguments gives them: guard_args)
+    guard_args=$(registry "$chapter" guard_args) || exit 1
+    # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
+    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" \
+        -- "$exercise" --check --size "$guard_size" $guard_args
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done

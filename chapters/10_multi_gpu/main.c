@@ -41,16 +41,19 @@ enum { MAX_ITERATIONS = 100000 };
 static const struct cli_extra_option extras[] = {
     {"--gpus", 1, "N  GPUs to split the image over, 1 to 64 (default: every visible one; with a "
                   "launcher, one per process)"},
+    {"--slabs", 1, "N  slabs to cut the image into, 1 to 64 (default: one a GPU); slabs beyond "
+                   "the GPUs share them, so one GPU can check the exchange"},
     {"--iterations", 1, "K  passes of the mask, 1 to 100000 (default 1)"},
     {"--scaling", 0, "the scaling study alone, on generated images: no table, no CPU reference "
                      "(each strong split is checked against one GPU, bit for bit)"},
     {NULL, 0, NULL}};
 
 static struct {
-    int gpus; /* 0: every visible GPU */
+    int gpus;  /* 0: every visible GPU */
+    int slabs; /* 0: one a GPU */
     int iterations;
     int scaling; /* --scaling: the study alone */
-} chapter = {0, 1, 0};
+} chapter = {0, 0, 1, 0};
 
 static int whole_number(const char *option, const char *value, long lo, long hi, int *out,
                         char *err) {
@@ -68,6 +71,8 @@ static int take_option(void *context, const char *name, const char *value, char 
     (void)context;
     if (!strcmp(name, "--scaling")) return chapter.scaling = 1, 0;
     if (!strcmp(name, "--gpus")) return whole_number(name, value, 1, SLABS_MAX, &chapter.gpus, err);
+    if (!strcmp(name, "--slabs"))
+        return whole_number(name, value, 1, SLABS_MAX, &chapter.slabs, err);
     return whole_number(name, value, 1, MAX_ITERATIONS, &chapter.iterations, err);
 }
 
@@ -104,6 +109,9 @@ static void find_gpus(uint64_t *seed) {
         if (chapter.gpus && chapter.gpus != gpus.ranks.world)
             wb_die(WB_EXIT_USAGE, "--gpus %d, but %s started %d processes (one GPU each)",
                    chapter.gpus, gpus.ranks.launcher, gpus.ranks.world);
+        if (chapter.slabs && chapter.slabs != gpus.ranks.world)
+            wb_die(WB_EXIT_USAGE, "--slabs %d, but %s started %d processes (one slab each)",
+                   chapter.slabs, gpus.ranks.launcher, gpus.ranks.world);
 #ifndef WB_HAVE_NCCL
         wb_die(WB_EXIT_USAGE, "%d processes: this program was built without NCCL (install NCCL "
                "and rebuild: README.md, Requirements)", gpus.ranks.world);
@@ -129,16 +137,12 @@ static void find_gpus(uint64_t *seed) {
         const int visible = device_count();
         gpus.processes = 1;
         gpus.count = chapter.gpus ? chapter.gpus : visible;
-#ifndef WB_HAVE_NCCL
-        if (!chapter.gpus) gpus.count = 1; /* nothing to trade with: one GPU (README.md) */
-#endif
         if (gpus.count > visible)
             wb_die(WB_EXIT_USAGE, "--gpus %d: only %d GPU%s visible", gpus.count, visible,
                    visible == 1 ? " is" : "s are");
         for (int g = 0; g < gpus.count; ++g)
             gpus.devices[g] = g;
     }
-    harness_set_work_gpus(gpus.count); /* the grader's floor: the work over all of them */
     gpus.ready = 1;
 }
 
@@ -156,16 +160,23 @@ static unsigned long long delay_ns(const char *name) {
     return (unsigned long long)us * 1000ull;
 }
 
-/* An engine over `count` GPUs: this process's first ones; with several processes, every
- * process's one (count = their number) or this process's alone (count = 1). */
+/* An engine of `count` slabs: one a GPU on this process's first GPUs, or, with more slabs than
+ * GPUs, neighbouring slabs sharing a GPU (slabs 0 and 1 on the first of two GPUs for four); with
+ * several processes, every process's one (count = their number) or this process's alone. */
 static void open_engine(struct slab_engine *e, int width, int height, int mask_w, int mask_h,
                         int count) {
     find_gpus(NULL);
-    if (gpus.processes > 1 && count > 1)
+    if (gpus.processes > 1 && count > 1) {
         slab_engine_open(e, width, height, mask_w, mask_h, gpus.devices, 1, gpus.count,
                          gpus.ranks.rank, gpus.id);
-    else
-        slab_engine_open(e, width, height, mask_w, mask_h, gpus.devices, count, count, 0, NULL);
+    } else {
+        int devices[SLABS_MAX];
+        for (int g = 0; g < count; ++g)
+            devices[g] = gpus.devices[count <= gpus.count ? g : g * gpus.count / count];
+        slab_engine_open(e, width, height, mask_w, mask_h, devices, count, count, 0, NULL);
+    }
+    /* the grader's floor for a time: the work over every GPU the slabs use */
+    harness_set_work_gpus(count < gpus.count ? count : gpus.count);
     e->halo_delay_ns = delay_ns("WB_SLABS_HALO_DELAY_US");
     e->compute_delay_ns = delay_ns("WB_SLABS_COMPUTE_DELAY_US");
 }
@@ -218,10 +229,12 @@ static int all_gpus(void) {
     return gpus.count;
 }
 
-/* The GPUs an image of `height` rows is split over: --gpus (or the processes) as given, else
- * every visible GPU that still gets a slab as tall as the mask's reach (one at least). */
+/* The slabs an image of `height` rows is cut into: --slabs, or one a GPU of --gpus (or the
+ * processes) as given, else one on every visible GPU that still gets a slab as tall as the mask's
+ * reach (one at least). */
 static int gpus_for(int height, int mask_h) {
     const int all = all_gpus();
+    if (chapter.slabs) return chapter.slabs;
     if (chapter.gpus || gpus.processes > 1) return all;
     const int most = height / slabs_min_rows(mask_h);
     return most < 1 ? 1 : most < all ? most : all;
@@ -421,6 +434,8 @@ int main(int argc, char **argv) {
     slab_engine_nccl_defaults();
     delay_ns("WB_SLABS_HALO_DELAY_US"); /* bad values are refused before any GPU work */
     delay_ns("WB_SLABS_COMPUTE_DELAY_US");
+    if (chapter.scaling && chapter.slabs)
+        wb_die(WB_EXIT_USAGE, "--slabs: the scaling study cuts one slab a GPU; drop --slabs");
     if (chapter.scaling && (opt.mode == CLI_MODE_CHECK || opt.input_count))
         wb_die(WB_EXIT_USAGE, "--scaling measures on generated images: drop %s",
                opt.input_count ? "--input" : "--check");
@@ -432,13 +447,15 @@ int main(int argc, char **argv) {
     conv2d_set_passes(chapter.iterations);
     /* the reference exchange is linked only when grading (WITH_SOLUTION): absent otherwise */
     if (!wb_solution_exchange_halos) variants[1].host_launch = NULL;
-    /* on one GPU "ch10 serial" is "ch10 slabs" (one slab, nothing to trade): left out (without
-     * a GPU the count fails, and conv2d_run says so) */
+    /* with one slab "ch10 serial" is "ch10 slabs" (nothing to trade): left out (without a GPU
+     * the count fails, and conv2d_run says so) */
     int visible = 0;
     const int one_slab = gpus.processes <= 1 &&
-                         (chapter.gpus == 1 ||
-                          (!chapter.gpus && cudaGetDeviceCount(&visible) == cudaSuccess &&
-                           visible == 1));
+                         (chapter.slabs ? chapter.slabs == 1
+                                        : chapter.gpus == 1 ||
+                                              (!chapter.gpus &&
+                                               cudaGetDeviceCount(&visible) == cudaSuccess &&
+                                               visible == 1));
     if (one_slab) variants[2].host_launch = NULL;
     const int n = sizeof variants / sizeof variants[0];
     int status = WB_EXIT_PASS;

@@ -8,7 +8,8 @@
  *              interior, 128 x 8 for the few edge rows (a 32 x 32 tile there would compute 2 of
  *              its 32 rows, and its blocks, four times as many, take the interior's SMs)
  *   passes     per pass and mode, which kernels run on which stream after which event
- *   NCCL       its kernel's blocks, communicators (one process: ncclCommInitAll; one per GPU:
+ *   NCCL       its kernel's blocks, communicators (one process: ncclCommInitAll, or local
+ *              ones where slabs share a GPU or NCCL is missing, slab_trade.h; one per GPU:
  *              ncclCommInitRank), the gather of every slab's rows to every process, the halo's
  *              bandwidth
  */
@@ -129,6 +130,14 @@ void slab_engine_nccl_defaults(void) {
 }
 
 #ifdef WB_HAVE_NCCL
+/* 1 when two slabs of this process share a GPU: NCCL takes one rank a GPU. */
+static int devices_repeat(const int *devices, int local) {
+    for (int a = 0; a < local; ++a)
+        for (int b = a + 1; b < local; ++b)
+            if (devices[a] == devices[b]) return 1;
+    return 0;
+}
+
 /* A unique id serves one ncclCommInitRank per process (its bootstrap root then closes), and
  * ncclCommInitAll takes a while: every engine of the same GPUs borrows the same communicators. */
 static struct {
@@ -139,9 +148,21 @@ static struct {
     int made;
     ncclComm_t comm;
 } per_gpu;
+#endif
 
 static void communicators(struct slab_engine *e, const int *devices, int local, int count,
                           int first_rank, const void *unique_id) {
+    ncclComm_t comms[SLABS_MAX];
+#ifdef WB_HAVE_NCCL
+    if (!unique_id && devices_repeat(devices, local)) {
+#endif
+        slab_trade_local_comms(comms, count, devices); /* a new set: the last engine's are done */
+        for (int g = 0; g < local; ++g)
+            e->gpus[g].nccl = comms[g];
+        (void)first_rank, (void)unique_id;
+        return;
+#ifdef WB_HAVE_NCCL
+    }
     if (unique_id) {
         if (!per_gpu.made) {
             ncclUniqueId id;
@@ -159,8 +180,8 @@ static void communicators(struct slab_engine *e, const int *devices, int local, 
     }
     for (int g = 0; g < local; ++g)
         e->gpus[g].nccl = one_process[count].comms[g];
-}
 #endif
+}
 
 void slab_engine_release_communicators(void) {
 #ifdef WB_HAVE_NCCL
@@ -173,6 +194,7 @@ void slab_engine_release_communicators(void) {
     if (per_gpu.made) NCCL_CHECK(ncclCommDestroy(per_gpu.comm));
     per_gpu.made = 0;
 #endif
+    slab_trade_release();
 }
 
 /* ---- opening and closing -------------------------------------------------------------------- */
@@ -184,12 +206,6 @@ void slab_engine_open(struct slab_engine *e, int width, int height, int mask_w, 
     if (mask_w < 1 || mask_h < 1 || mask_w > SLAB_MAX_SIDE || mask_h > SLAB_MAX_SIDE)
         wb_die(WB_EXIT_USAGE, "a %dx%d mask: the slab kernel takes 1 to %d a side", mask_w, mask_h,
                SLAB_MAX_SIDE);
-#ifndef WB_HAVE_NCCL
-    if (count > 1)
-        wb_die(WB_EXIT_USAGE, "%d GPUs: this program was built without NCCL, so it runs on one "
-               "(install NCCL and rebuild: README.md, Requirements)", count);
-    (void)unique_id;
-#endif
     struct slab plan[SLABS_MAX];
     char err[256];
     if (slabs_plan(height, count, mask_h, plan, err)) wb_die(WB_EXIT_USAGE, "%s", err);
@@ -230,8 +246,8 @@ void slab_engine_open(struct slab_engine *e, int width, int height, int mask_w, 
         CUDA_CHECK(cudaEventCreateWithFlags(&s->edges_done, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventRecord(s->pass_done, s->compute));
     }
-#ifdef WB_HAVE_NCCL
     if (count > 1) communicators(e, devices, local, count, first_rank, unique_id);
+#ifdef WB_HAVE_NCCL
     if (unique_id) { /* one process per GPU: the gather's staging rows */
         size_t largest = 0;
         for (int s = 0; s < count; ++s)

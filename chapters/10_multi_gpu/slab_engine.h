@@ -18,9 +18,11 @@
  * OVERLAPPED's kernels and streams, for the share of the exchange the overlap hides and what
  * splitting the rows costs.
  *
- * One process may drive every GPU (ncclCommInitAll: `local` slabs here, all of them) or one
- * GPU of many processes (ncclCommInitRank: one slab here, rank and world from the launcher, see
- * ranks.h). Built without NCCL, only one GPU and one slab are possible.
+ * One process may drive every slab (ncclCommInitAll: `local` slabs here, all of them, one a
+ * GPU) or one GPU of many processes (ncclCommInitRank: one slab here, rank and world from the
+ * launcher, see ranks.h). Where one process's slabs share a GPU, or the build has no NCCL, the
+ * trade goes through the workbook's local communicators instead (slab_trade.h): one GPU is
+ * enough for several slabs.
  */
 #ifndef SLAB_ENGINE_H
 #define SLAB_ENGINE_H
@@ -28,14 +30,11 @@
 #include <stddef.h>
 
 #include <cuda_runtime.h>
-#ifdef WB_HAVE_NCCL
-#include <nccl.h>
-#endif
 
+#include "slab_trade.h" /* NCCL's calls, or the workbook's where NCCL cannot serve the slabs */
 #include "slabs.h"
 #include "workbook.h"
 
-#ifdef WB_HAVE_NCCL
 /* An NCCL call; on failure the call's text, where, NCCL's reason, and exit 1. */
 #define NCCL_CHECK(expr)                                                                           \
     do {                                                                                           \
@@ -44,7 +43,6 @@
             wb_die(1, "%s failed at %s:%d: %s", #expr, __FILE__, __LINE__,                         \
                    ncclGetErrorString(nccl_status_));                                              \
     } while (0)
-#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,9 +77,7 @@ struct slab_gpu {
     cudaEvent_t pass_done;    /* on compute, after a pass's last kernel */
     cudaEvent_t halo_arrived; /* on comm, after the trade */
     cudaEvent_t edges_done;   /* on edge, after the edge rows */
-#ifdef WB_HAVE_NCCL
-    ncclComm_t nccl;
-#endif
+    ncclComm_t nccl;          /* NCCL's, or a local one (slab_trade.h) */
 };
 
 struct slab_engine {
