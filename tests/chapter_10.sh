@@ -68,6 +68,11 @@ for kind in solution exercise; do
     add "ch10_${kind}_slabs_one_gpu_signed" "gpu;ch10;$kind" "$binary" --check --own-kernels \
         --gpus 1 --slabs 4 --iterations 2 --size 67x60,1000x777 --mask-width "1,3,4,2x9,15"
 done
+# make check's quick stage: the battery's quick tests use one slab, which never calls the
+# exchange; this one trades between three slabs on one GPU, held late like the tests above.
+add "ch10_exercise_quick_slabs" "gpu;ch10;exercise;quick" env WB_SLABS_HALO_DELAY_US=300 \
+    WB_SLABS_COMPUTE_DELAY_US=300 "$exercise" --check --own-kernels --gpus 1 --slabs 3 \
+    --iterations 2 --mask gaussian --size 67x45 --mask-width 5x7
 usage_error "ch10_slabs_zero" "--slabs: 0 is out of range \(1 to 64\)" "$solution" --slabs 0
 usage_error "ch10_slabs_scaling" "--slabs: the scaling study cuts one slab a GPU" \
     "$solution" --scaling --slabs 2
