@@ -325,7 +325,10 @@ static struct variant_result check_2d(void *context) {
                             .block = run->block,
                             /* host variants' rows are width apart: no pitch to mistake */
                             .pitch_floats = run->variant->host_launch
-                                                ? 0 : run->in.pitch / sizeof(float)};
+                                                ? 0 : run->in.pitch / sizeof(float),
+                            .passes = passes,
+                            /* the chapter says how its data is cut: strips, slabs, tiles */
+                            .chapter = hint_chapter(wb_program_name())};
         r.hint = diagnose_failure(&f);
         hint_print(run->human, r.hint, 2, mask->width);
     }

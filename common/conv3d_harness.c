@@ -214,6 +214,24 @@ static struct variant_result check_3d(void *context) {
     }
     launch_poisoned(run, run->again);
     harness_same_twice(run->human, run->got, run->again, count, &r);
+    if (!r.passed && r.hint.hint == HINT_NONE) {
+        struct failure f = {.got = run->got,
+                            .ref = run->ref,
+                            .magnitude = run->magnitude,
+                            .terms = terms,
+                            .input = v->data,
+                            .mask = m->weights,
+                            .mask_w = m->width,
+                            .mask_h = m->height,
+                            .mask_d = m->depth,
+                            .width = (size_t)v->width,
+                            .height = (size_t)v->height,
+                            .planes = v->depth,
+                            .block = run->block,
+                            .chapter = hint_chapter(wb_program_name())};
+        r.hint = diagnose_failure(&f);
+        hint_print(run->human, r.hint, 3, m->width);
+    }
     return r;
 }
 

@@ -1,10 +1,78 @@
 /* cuda_check.c: error reporting, device probe and checked allocation (see cuda_check.h). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cuda_check.h"
+#include "diagnose.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The lessons the hints below cite, one a line (tests/hint_sections.sh checks each exists). */
+#define SEE_GHOSTS "chapters/01_basic_1d/README.md, 'Ghost cells'"
+#define SEE_MAPPING "chapters/01_basic_1d/README.md, 'The mapping: one thread per output'"
+#define SEE_FORMULA_2D "chapters/05_tiled_2d/README.md, 'Images, planes and the 2D formula'"
+#define SEE_TILES_2D                                                                               \
+    "chapters/05_tiled_2d/README.md, 'Input tile, output tile: one thread per input cell'"
+#define SEE_STRIPS "chapters/08_streams/README.md, 'Strips: an image larger than the GPU'"
+#define SEE_MARCH "chapters/09_3d/README.md, 'Marching along z'"
+#define SEE_EXCHANGE "chapters/10_multi_gpu/README.md, 'Your exercise: the exchange'"
+
+/* The out-of-bounds hint in the words of the program's data: a signal (i, n), an image (x, y,
+ * width, height), a volume (x, y, z); chapters 08 and 10, whose kernels are given, by what the
+ * student's code hands them (a strip's rows, a slab's trade). */
+static const char *fault_hint(int chapter) {
+    switch (chapter) {
+    case 8:
+        return "a strip's rows reach past its buffer or the image: a strip uploads the input "
+               "rows from max(first - mask_h/2, 0) to min(first + rows + mask_h - 1 - mask_h/2, "
+               "height), its buffer holds no more, and the kernel and the download use exactly "
+               "those (see " SEE_STRIPS ")";
+    case 10:
+        return "the trade reaches past a slab's buffer: it holds halo_above + rows + halo_below "
+               "whole rows, and each send or receive starts at rows_at(row) and moves whole rows "
+               "inside it (see " SEE_EXCHANGE ")";
+    }
+    switch (hint_dims(chapter)) {
+    case 1:
+        return "a thread past the end (i >= n) must neither read nor write, every input index "
+               "must lie in 0 .. n-1, and every shared-memory index inside the tile "
+               "(see " SEE_GHOSTS ")";
+    case 2:
+        return "a thread outside the image (x >= width or y >= height) must neither read nor "
+               "write, every input it reads must lie inside the image (x in 0 .. width-1, y in "
+               "0 .. height-1, rows pitch bytes apart), and every shared-memory index inside the "
+               "tile (see " SEE_FORMULA_2D ")";
+    case 3:
+        return "a thread outside the volume must neither read nor write: an output is stored only "
+               "for x < width, y < height and a slice z of the chunk and of the volume, a plane "
+               "is read only for 0 <= z < depth (zeros elsewhere), and every shared-memory index "
+               "lies inside its stage (see " SEE_MARCH ")";
+    default:
+        return "a thread outside the data must neither read nor write, every input index must "
+               "lie inside it, and every shared-memory index inside the tile";
+    }
+}
+
+/* The launch-config hint: the grid and block of the program's data. */
+static const char *launch_hint(int chapter) {
+    switch (hint_dims(chapter)) {
+    case 1:
+        return "a grid of zero blocks (the number of blocks rounded down: round it up, so a "
+               "signal shorter than one block still gets one), a block of more than 1024 threads, "
+               "or more shared memory than a block may have (see " SEE_MAPPING ")";
+    case 2:
+        return "a grid with no block along x or y (the blocks rounded down: round up, so an image "
+               "narrower or shorter than one tile still gets one), a block of more than 1024 "
+               "threads, or more shared memory than a block may have (see " SEE_TILES_2D ")";
+    case 3:
+        return "a grid with no block along x, y or z (round up: (depth + z_chunk - 1) / z_chunk "
+               "chunks), more than 65535 blocks along y or z, a block of more than 1024 threads, "
+               "or more shared memory than a block may have (see " SEE_MARCH ")";
+    default:
+        return "a grid with no block along some axis (the blocks rounded down), a block of more "
+               "than 1024 threads, or more shared memory than a block may have";
+    }
+}
 
 void cuda_check_failed(cudaError_t status, const char *expression, const char *file, int line) {
     char err[WB_ERR_LEN];
@@ -17,20 +85,15 @@ void cuda_check_failed(cudaError_t status, const char *expression, const char *f
      * means the launch itself was refused: its grid, block or shared memory. */
     int refused_launch = status == cudaErrorInvalidConfiguration ||
                          (!fault && strcmp(expression, "cudaGetLastError()") == 0);
+    const int chapter = hint_chapter(wb_program_name());
     if (fault)
         fprintf(stderr,
-                "  hint [out-of-bounds]: a kernel read or wrote memory outside its arrays: a "
-                "thread past the end must neither read nor write, every input index must lie inside "
-                "the signal, and every shared-memory index inside the tile (see "
-                "chapters/01_basic_1d/README.md, 'Ghost cells'); the memcheck test "
-                "(compute-sanitizer) names the line\n");
+                "  hint [out-of-bounds]: a kernel read or wrote memory outside its arrays: %s; the "
+                "memcheck test (compute-sanitizer) names the line\n",
+                fault_hint(chapter));
     if (refused_launch)
-        fprintf(stderr,
-                "  hint [launch-config]: the GPU refused the launch: a grid of zero blocks (the "
-                "number of blocks rounded down: round it up, so a signal shorter than one block "
-                "still gets one), a block of more than 1024 threads, or more shared memory than a "
-                "block may have (see "
-                "chapters/01_basic_1d/README.md, 'The mapping: one thread per output')\n");
+        fprintf(stderr, "  hint [launch-config]: the GPU refused the launch: %s\n",
+                launch_hint(chapter));
     exit(WB_EXIT_FAIL);
 }
 
