@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "safe_input.h"
 #include "safe_output.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -220,8 +221,8 @@ static int png_load_body(png_structp png, png_infop info, FILE *fp, const char *
 
 int image_load_png(const char *path, struct image *img, char *err) {
     memset(img, 0, sizeof *img);
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return wb_error(err, "cannot open '%s': %s", path, strerror(errno));
+    FILE *fp = safe_input_open(path, "image", 0, NULL, err);
+    if (!fp) return -1;
 
     png_byte sig[8];
     if (fread(sig, 1, sizeof sig, fp) != sizeof sig || png_sig_cmp(sig, 0, sizeof sig) != 0) {
@@ -519,8 +520,8 @@ static int read_f64_as_f32(FILE *fp, float *out, size_t count) {
 int npy_load_f32(const char *path, float **data, int *ndim, size_t shape[NPY_MAX_DIMS], char *err) {
     *data = NULL;
     *ndim = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return wb_error(err, "cannot open '%s': %s", path, strerror(errno));
+    FILE *fp = safe_input_open(path, "array", 0, NULL, err);
+    if (!fp) return -1;
 
     char *text = NULL;
     float *values = NULL;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "data_gen.h"
+#include "safe_input.h"
 
 static const char *const kind_names[MASK_KIND_COUNT] = {
     "box", "gaussian", "sharpen", "laplacian", "sobel", "emboss", "random", "rank1", "rank2", "rank3"};
@@ -171,8 +172,8 @@ int mask_parse_row(const char *path, int line_no, char *line, float *row, int ca
 
 int mask_load_file(const char *path, struct mask *out, char *err) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f) return wb_error(err, "cannot open mask file '%s': %s", path, strerror(errno));
+    FILE *f = safe_input_open(path, "mask file", MASK_FILE_MAX_BYTES, NULL, err);
+    if (!f) return -1;
     float *values = malloc(sizeof(float) * MASK_MAX_SIDE * MASK_MAX_SIDE);
     float *row = malloc(sizeof(float) * MASK_MAX_SIDE);
     char *line = NULL;

@@ -48,6 +48,10 @@ const char *mask_kind_name(enum mask_kind kind);
 int mask_make(enum mask_kind kind, int width, int height, uint64_t seed, struct mask *out,
               char *err);
 
+/* The largest mask file read (the 2D and 3D readers): far more than 1024 rows of 1024 numbers
+ * with comments need, and a cap on what a hostile file (or a device) can make the reader hold. */
+#define MASK_FILE_MAX_BYTES ((long long)64 << 20)
+
 /* Reads a mask from a text file: one row per line, numbers separated by spaces, tabs or commas;
  * '#' starts a comment; blank lines are skipped. Every row must have the same count, every value
  * must be a finite number, and there must be at least one. Returns -1 with the line number and

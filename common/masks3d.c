@@ -10,6 +10,7 @@
 
 #include "data_gen.h"
 #include "masks.h"
+#include "safe_input.h"
 
 static const char *const kind_names[MASK3D_KIND_COUNT] = {"box", "gaussian", "laplacian7",
                                                           "laplacian27", "random"};
@@ -134,8 +135,8 @@ static int close_slice(struct slices *s, const char *path, char *err) {
 
 int mask3d_load_file(const char *path, struct mask3d *out, char *err) {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f) return wb_error(err, "cannot open mask file '%s': %s", path, strerror(errno));
+    FILE *f = safe_input_open(path, "mask file", MASK_FILE_MAX_BYTES, NULL, err);
+    if (!f) return -1;
     enum { MAX = MASK3D_MAX_SIDE };
     float values[MAX * MAX * MAX], row[MAX + 1];
     char *line = NULL;

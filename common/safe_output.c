@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safe_input.h"
 #include "workbook.h"
 
 static struct {
@@ -32,7 +33,44 @@ int safe_output_protect(const char *path, char *err) {
     return 0;
 }
 
+/* The folder a path names its file in ("." for a bare name), into out[cap]. */
+static void folder_of(const char *path, char *out, size_t cap) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(out, cap, ".");
+    else if (slash == path) snprintf(out, cap, "/");
+    else snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+/* What can be known before any work: a file name, in a folder that exists and can be written,
+ * short enough for the file system (with the temporary's 8 more bytes), and no existing thing
+ * there but a regular file or a link (which the rename replaces, never follows). */
+static int writable_target(const char *path, char *err) {
+    if (!*path || path[strlen(path) - 1] == '/')
+        return wb_error(err, "'%.120s' names no file to write", path);
+    char folder[4096];
+    if (strlen(path) >= sizeof folder)
+        return wb_error(err, "'%.80s...' is a longer path than the system takes", path);
+    folder_of(path, folder, sizeof folder);
+    struct stat st;
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
+        return wb_error(err, "cannot write '%.120s': there is no folder '%.80s'", path, folder);
+    if (access(folder, W_OK | X_OK) != 0)
+        return wb_error(err, "cannot write '%.120s': the folder '%.80s' cannot be written (%s)",
+                        path, folder, strerror(errno));
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    const long name_max = pathconf(folder, _PC_NAME_MAX);
+    if (name_max > 0 && (long)strlen(name) + 8 > name_max)
+        return wb_error(err, "cannot write '%.120s': a name longer than the file system takes "
+                        "(%ld bytes, with room for a temporary name)", path, name_max - 8);
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+        return wb_error(err, "'%.120s' is %s, not a regular file: refusing to replace it", path,
+                        safe_input_kind(st.st_mode));
+    return 0;
+}
+
 int safe_output_check(const char *path, char *err) {
+    if (writable_target(path, err)) return -1;
     struct stat st;
     if (stat(path, &st) != 0) return 0; /* a new file, or a dangling link: replaced, not followed */
     for (int k = 0; k < protected_count; ++k)
@@ -57,9 +95,9 @@ static char *temp_template(const char *path) {
 
 int safe_output_open(struct safe_output *out, const char *path, char *err) {
     memset(out, 0, sizeof *out);
-    if (!*path || path[strlen(path) - 1] == '/')
-        return wb_error(err, "'%.120s' names no file to write", path);
     if (safe_output_check(path, err)) return -1;
+    struct stat old;
+    const int replacing = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
     out->path = path;
     out->temp_path = temp_template(path);
     if (!out->temp_path) return wb_error(err, "cannot write '%.120s': out of memory", path);
@@ -70,9 +108,9 @@ int safe_output_open(struct safe_output *out, const char *path, char *err) {
         out->temp_path = NULL;
         return rc;
     }
-    mode_t mask = umask(0); /* mkstemp makes 0600; give what a new file would get */
+    mode_t mask = umask(0); /* mkstemp makes 0600: give the mode the file had, or a new file's */
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    fchmod(fd, replacing ? old.st_mode & 07777 : 0666 & ~mask);
     out->fp = fdopen(fd, "wb");
     if (!out->fp) {
         int rc = wb_error(err, "cannot write '%.120s': %s", path, strerror(errno));

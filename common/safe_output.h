@@ -38,11 +38,16 @@ struct safe_output {
  * more than SAFE_OUTPUT_MAX_PROTECTED files are given. */
 int safe_output_protect(const char *path, char *err);
 
-/* 0 when `path` is no protected input (or does not exist), else -1 with a one-line message. */
+/* 0 when `path` can be written, else -1 with a one-line message: it names a file (not a folder),
+ * in a folder that exists and can be written, with a name the file system takes; what is there
+ * now is nothing, a regular file or a link (never a device, a FIFO or a folder); and it is no
+ * protected input. Called when the options are read, so that a bad output stops the run before
+ * any GPU work, and again by safe_output_open and before the rename. */
 int safe_output_check(const char *path, char *err);
 
 /* safe_output_check, then a new temporary file in path's directory, open for binary writing
- * with the permissions a new file would get (0666 less the umask). 0 or -1 with a message. */
+ * with the mode of the file it replaces, or a new file's (0666 less the umask). 0 or -1 with a
+ * message. */
 int safe_output_open(struct safe_output *out, const char *path, char *err);
 
 /* Completes the file: rc != 0 (the writer failed) or a failed flush, close or rename removes the

@@ -251,6 +251,50 @@ add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
 skippable report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
 skippable report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
 
+# ---- files that are not what they seem (CPU: refused before any GPU work) ---------------------
+# Each under `timeout`: a FIFO that blocked the program would otherwise hold the suite forever.
+# fifo NAME PATTERN FIFO COMMAND...: makes the FIFO FIFO, then expects exit 2 and PATTERN.
+fifo() {
+    name=$1 pattern=$2 made=$3
+    shift 3
+    usage_error "$name" "$pattern" sh -c 'rm -f "$1" && mkfifo "$1" && shift && exec timeout 20 "$@"' \
+        sh "$made" "$@"
+}
+ch01="$b/ch01_basic_1d" ch05="$b/ch05_tiled_2d"
+[ -z "$handout" ] || ch01="${ch01}_exercise" ch05="${ch05}_exercise"
+fifo input_fifo_npy "array '.*fifo.npy' is a FIFO" "$b/tests/fifo.npy" "$ch01" --input "$b/tests/fifo.npy"
+fifo input_fifo_png "image '.*fifo.png' is a FIFO" "$b/tests/fifo.png" "$ch05" --input "$b/tests/fifo.png"
+fifo mask_file_fifo "mask file '.*fifo_mask.txt' is a FIFO" "$b/tests/fifo_mask.txt" \
+    "$ch01" --mask-file "$b/tests/fifo_mask.txt"
+usage_error mask_file_device "mask file '/dev/zero' is a character device" timeout 20 "$ch01" \
+    --mask-file /dev/zero
+usage_error mask_file_too_large "more than a valid one can hold" sh -c \
+    'rm -f "$1" && truncate -s 65M "$1" && shift && exec timeout 20 "$@"' sh "$b/tests/huge_mask.txt" \
+    "$ch01" --mask-file "$b/tests/huge_mask.txt"
+usage_error output_device "'/dev/null' is a character device, not a regular file" "$ch05" --output /dev/null
+usage_error output_folder "is a folder, not a regular file" "$ch05" --output "$b/tests"
+usage_error output_no_folder "there is no folder" "$ch05" --output "$b/tests/no_such_folder/out.png"
+usage_error output_name_too_long "a name longer than the file system takes" "$ch05" \
+    --output "$b/tests/$(printf '%0300d' 0).png"
+usage_error tuned_file_device "the tuned file .*'/dev/null' is a character device" \
+    env WB_TUNED_FILE=/dev/null "$b/ch06_register_prefetch${handout:+_exercise}" --tune
+usage_error timeline_device "'/dev/null' is a character device" \
+    "$b/ch08_streams${handout:+_exercise}" --timeline /dev/null
+usage_error output_dir_no_folder "its folder '.*no_such_folder' does not exist" \
+    "$b/ch08_streams${handout:+_exercise}" --input-dir "$root/data/patterns" --output-dir \
+    "$b/tests/no_such_folder/out"
+# A run that stops after --output-dir is checked makes none: here a --timeline that names one of
+# the input images, refused once they are loaded (and the folder was once made before that).
+usage_error output_dir_not_made "is the same file as input" sh -c \
+    'rm -rf "$1" && "$2" --input-dir "$3" --output-dir "$1" --timeline "$3/checkerboard_256.png"; rc=$?
+    [ ! -e "$1" ] || { echo "$1 was made"; exit 1; }; exit $rc' sh "$b/tests/not_made" \
+    "$b/ch08_streams${handout:+_exercise}" "$root/data/patterns"
+# A file replaced keeps its mode (imginfo writes through the same writer, with no GPU).
+add output_keeps_mode "cpu" sh -c 'rm -f "$1" && : >"$1" && chmod 600 "$1" &&
+    "$2" "$3" --npy "$1" >/dev/null && [ "$(stat -c %a "$1")" = 600 ] || {
+    echo "the mode of $1 is now $(stat -c %a "$1"), not 600"; exit 1; }' sh "$b/tests/mode_600.npy" \
+    "$b/imginfo" "$fixtures/gray8_13x7.png"
+
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"
 add registry_refuses_unknown "cpu" "$root/tests/registry_check.sh" unknown "$root"

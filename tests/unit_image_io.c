@@ -911,7 +911,7 @@ static void test_npy_bad_input(void) {
     "{'descr': '" descr "', 'fortran_order': " fortran ", 'shape': " shape ", }"
 
     expect_npy_failure(path_of(path, "does_not_exist.npy"), "No such file", __LINE__);
-    expect_npy_failure(test_dir, "not a regular file", __LINE__);
+    expect_npy_failure(test_dir, "is a folder: give a regular file", __LINE__);
 
     CHECK(write_bytes(path_of(path, "text.npy"), "just some text, long enough\n", 28) == 0);
     expect_npy_failure(path, "magic", __LINE__);

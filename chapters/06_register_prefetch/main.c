@@ -22,6 +22,7 @@
 #include "conv2d_prefetch.h"
 #include "conv2d_tiled.h"
 #include "harness.h"
+#include "safe_output.h"
 #include "tuner.h"
 
 /* Weak (workbook.h): earlier chapters' kernels are absent from a student's copy, the chapter's
@@ -98,6 +99,9 @@ int main(int argc, char **argv) {
     tuned_file_path(argv[0], path, sizeof path);
     struct cli_options opt;
     if (harness_start(argc, argv, &spec, kernels[0].block_rule, &opt) == 1) return WB_EXIT_PASS;
+    char err[WB_ERR_LEN];
+    if (opt.tune && opt.mode != CLI_MODE_CHECK && safe_output_check(path, err)) /* before the GPU */
+        wb_die(WB_EXIT_USAGE, "the tuned file (WB_TUNED_FILE or beside the program): %s", err);
     if (opt.tune)
         return tuner_run(&spec, &opt, opt.mode == CLI_MODE_CHECK ? NULL : path, baselines,
                          WB_COUNT(baselines));

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tuner.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "harness.h"
 #include "masks.h"
 #include "prefetch_variants.h"
+#include "safe_input.h"
 #include "safe_output.h"
 
 enum { MIN_SIDE = PREFETCH_MIN_SIDE, MAX_SIDE = PREFETCH_MAX_SIDE };
@@ -72,8 +74,13 @@ static void line_ignored(const char *path, int number, const char *why) {
 }
 
 int tuned_load(const char *path, const char *gpu_name) {
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
+    char err[WB_ERR_LEN];
+    FILE *f = safe_input_open(path, "tuned file", (long long)1 << 20, NULL, err);
+    if (!f) { /* none yet is the usual case; anything else there is worth a line */
+        if (errno != ENOENT) fprintf(stderr, "%s: %s (the untuned defaults are used)\n",
+                                     wb_program_name(), err);
+        return 0;
+    }
     char *line = NULL;
     size_t capacity = 0;
     ssize_t length;

@@ -236,6 +236,8 @@ static size_t plane_bytes(const struct batch *b, int i) {
 
 static void write_outputs(const struct run *r, const char *folder) {
     char err[WB_ERR_LEN], path[4096];
+    if (mkdir(folder, 0777) != 0 && errno != EEXIST) /* made now: main.c checked its folder */
+        wb_die(WB_EXIT_USAGE, "--output-dir '%s': cannot make it: %s", folder, strerror(errno));
     for (int i = 0; i < r->b->count; ++i) {
         struct image out = r->b->images[i];
         const size_t plane = (size_t)out.width * out.height;

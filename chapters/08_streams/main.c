@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "batch.h"
 #include "conv2d_harness.h"
@@ -149,8 +150,21 @@ static void check_output_dir(const char *dir, const char *input_dir) {
                    "the images", dir);
         return;
     }
-    if (mkdir(dir, 0777) != 0)
-        wb_die(WB_EXIT_USAGE, "--output-dir '%s': cannot make it: %s", dir, strerror(errno));
+    /* Made when the results are written (batch.cu), so a run that stops first leaves nothing:
+     * here only its folder must exist and take a new entry. */
+    char parent[4096];
+    const size_t length = strlen(dir);
+    if (errno != ENOENT || length >= sizeof parent)
+        wb_die(WB_EXIT_USAGE, "--output-dir '%s': cannot use it: %s", dir,
+               length >= sizeof parent ? "too long a path" : strerror(errno));
+    memcpy(parent, dir, length + 1);
+    char *slash = strrchr(parent, '/');
+    if (!slash) snprintf(parent, sizeof parent, ".");
+    else if (slash == parent) parent[1] = '\0';
+    else *slash = '\0';
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode) || access(parent, W_OK | X_OK) != 0)
+        wb_die(WB_EXIT_USAGE, "--output-dir '%s': its folder '%s' does not exist or cannot be "
+               "written", dir, parent);
 }
 
 /* The budget must hold one strip of each image and mask (and each forced strip height). */
