@@ -106,7 +106,11 @@ run 0 "make test" env CUDA_VISIBLE_DEVICES= make test JOBS=2
 grep -q 'tests passed' "$log" || fail "make test ran no CTest"
 grep -q 'solution' "$log" && fail "make test in the copy ran a solution test"
 if [ -n "$gpu" ]; then
-    run 0 "make run (chapter 04, unsolved)" make run CHAPTERS=04_cached_tiling
+    # chapter 04's run step alone (the others' run lines dropped in this scratch copy): seconds
+    for entry in "$copy"/chapters/[0-9][0-9]_*/chapter.mk; do
+        case $entry in */04_cached_tiling/*) ;; *) sed -i '/^run *=/d' "$entry" ;; esac
+    done
+    run 0 "make run (chapter 04, unsolved)" make run
     grep -q 'not solved yet.* 04' "$log" || fail "make run did not list chapter 04 as not solved"
 else
     run 0 "make run (no GPU)" make run

@@ -25,7 +25,7 @@ for scale in full quick; do
         count=$((count + 1))
         (
             # shellcheck disable=SC2086 # the listed command's words are split on purpose
-            message=$(CUDA_VISIBLE_DEVICES=-1 WB_TUNED_FILE=/nonexistent/never_written.csv $command 2>&1 >/dev/null)
+            message=$(CUDA_VISIBLE_DEVICES=-1 WB_TUNED_FILE="$results/never_written.csv" $command 2>&1 >/dev/null)
             printf '%s\n%s: %s\n' $? "$command" "$message" >"$results/$scale.$count"
         ) &
     done <<EOS
@@ -37,6 +37,7 @@ EOS
         [ -f "$results/$scale.$k" ] || fail "command $k of $scale left no result"
         rc=$(head -n 1 "$results/$scale.$k")
         [ "$rc" = 77 ] || fail "exit $rc (not 77: the command line was refused?) from: $(tail -n +2 "$results/$scale.$k")"
+        [ ! -e "$results/never_written.csv" ] || fail "a run without a GPU wrote the tuned file"
         k=$((k + 1))
     done
     echo "report_cli: $count $scale-scale commands accepted"
