@@ -18,7 +18,10 @@ fail() {
 results=$(mktemp -d) || fail "mktemp failed"
 trap 'rm -rf "$results"' EXIT
 for scale in full quick; do
-    commands=$(sh "$root/report/sweeps.sh" "$root" - $scale --list) || fail "sweeps.sh --list failed"
+    # a real output folder: the programs check where they would write before anything else
+    mkdir -p "$results/report/raw" || fail "mkdir failed"
+    commands=$(sh "$root/report/sweeps.sh" "$root" "$results/report" $scale --list) ||
+        fail "sweeps.sh --list failed"
     [ -n "$commands" ] || fail "sweeps.sh lists no steps at scale $scale"
     count=0
     while read -r command; do
