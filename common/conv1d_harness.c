@@ -203,7 +203,7 @@ static void print_bench_rows(FILE *out, const struct conv1d_variant *variants, i
                 "kernel", "median ms", "min ms", "GB/s", "% copy", "vs ch01", "vs CPU 1T",
                 "vs CPU MT");
     char config[64];
-    snprintf(config, sizeof config, "%10zu %-12s %5d", n, mask->name, block);
+    snprintf(config, sizeof config, "%10zu %-12s %5d", n, wb_shown(mask->name), block);
     for (int v = 0; v < count; ++v) {
         const struct variant_result *r = &results[v];
         if (r->skipped) continue;
@@ -252,7 +252,7 @@ static int run_configuration(const struct cli_spec *spec, const struct cli_optio
                           cudaMemcpyHostToDevice));
 
     if (opt->mode != CLI_MODE_BENCH)
-        fprintf(human, "n=%zu mask=%s block=%d\n", n, mask->name, opt->block);
+        fprintf(human, "n=%zu mask=%s block=%d\n", n, wb_shown(mask->name), opt->block);
     struct configuration c = {.opt = opt,
                               .human = human,
                               .variant_count = variant_count,
@@ -338,7 +338,7 @@ int conv1d_chapter_main(int argc, char **argv, const struct cli_spec *spec,
         if (inputs) {
             signal = given[s];
             one.input = opt.inputs[s];
-            if (inputs > 1 && opt.mode != CLI_MODE_BENCH) fprintf(human, "input %s\n", one.input);
+            if (inputs > 1 && opt.mode != CLI_MODE_BENCH) fprintf(human, "input %s\n", wb_shown(one.input));
         } else {
             signal.length = (size_t)opt.sizes[s].width;
             signal.values = host_malloc(signal.length * sizeof(float), "input signal");

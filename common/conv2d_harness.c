@@ -384,7 +384,7 @@ static void print_bench_rows(FILE *out, const struct conv2d_variant *variants, i
                 "kernel", "median ms", "min ms", "GB/s", "% copy", "vs naive", "vs CPU MT");
     char config[64], size[24];
     snprintf(size, sizeof size, "%dx%dx%d", in->img.width, in->img.height, in->convolved);
-    snprintf(config, sizeof config, "%11s %-16s %5d", size, mask->name, block);
+    snprintf(config, sizeof config, "%11s %-16s %5d", size, wb_shown(mask->name), block);
     for (int v = 0; v < count; ++v) {
         const struct variant_result *r = &results[v];
         if (r->skipped) continue;
@@ -557,7 +557,7 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
         if (inputs) {
             image = given[s];
             one.input = opt->inputs[s];
-            if (inputs > 1 && opt->mode != CLI_MODE_BENCH) fprintf(human, "input %s\n", one.input);
+            if (inputs > 1 && opt->mode != CLI_MODE_BENCH) fprintf(human, "input %s\n", wb_shown(one.input));
         } else {
             char err[WB_ERR_LEN];
             memset(&image, 0, sizeof image);

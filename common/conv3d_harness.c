@@ -259,7 +259,7 @@ static void write_output_3d(void *context) {
     input_montage_path(run->output, input, sizeof input);
     if (volume_montage(input, v->data, v->width, v->height, v->depth, slices, err))
         wb_die(WB_EXIT_USAGE, "%s", err);
-    fprintf(run->human, "  wrote the input's slices to %s\n", input);
+    fprintf(run->human, "  wrote the input's slices to %s\n", wb_shown(input));
 }
 
 /* ---- reporting ---------------------------------------------------------------------------- */
@@ -298,7 +298,7 @@ static void print_bench_rows(FILE *out, const struct conv3d_variant *variants, i
                 "vs CPU MT");
     char config[64], size[32];
     snprintf(size, sizeof size, "%dx%dx%d", v->width, v->height, v->depth);
-    snprintf(config, sizeof config, "%13s %-18s %5d", size, m->name, block);
+    snprintf(config, sizeof config, "%13s %-18s %5d", size, wb_shown(m->name), block);
     for (int k = 0; k < count; ++k) {
         const struct variant_result *r = &results[k];
         if (r->skipped) continue;

@@ -245,7 +245,7 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         hint_tally(r->hint, c->mask_w, c->mask_h, !r->passed, c->bytes_moved);
         if (opt->output && !wrote_output++) { /* the first kernel that ran: the chapter's */
             c->write_output(c->context);
-            fprintf(c->human, "  wrote the GPU result to %s\n", opt->output);
+            fprintf(c->human, "  wrote the GPU result to %s\n", wb_shown(opt->output));
         }
         if (!r->passed) ++failures;
         if (opt->mode != CLI_MODE_CHECK && r->passed) {

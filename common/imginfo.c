@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
         int ndim;
         size_t shape[NPY_MAX_DIMS], count = 1;
         if (npy_load_f32(path, &data, &ndim, shape, err)) wb_die(WB_EXIT_USAGE, "%s", err);
-        printf("%s: float32 array, shape (", path);
+        printf("%s: float32 array, shape (", wb_shown(path));
         for (int d = 0; d < ndim; ++d) {
             printf(d ? ", %zu" : "%zu", shape[d]);
             count *= shape[d];
@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     if (image_load_png(path, &img, err)) wb_die(WB_EXIT_USAGE, "%s", err);
     static const char *const names[4][4] = {
         {"gray"}, {"gray", "alpha"}, {"red", "green", "blue"}, {"red", "green", "blue", "alpha"}};
-    printf("%s: %d x %d, %d channel%s\n", path, img.width, img.height, img.channels,
+    printf("%s: %d x %d, %d channel%s\n", wb_shown(path), img.width, img.height, img.channels,
            img.channels == 1 ? "" : "s");
     size_t plane = (size_t)img.width * img.height;
     for (int c = 0; c < img.channels; ++c)

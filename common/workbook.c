@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *program_name = "workbook";
 
@@ -15,21 +16,49 @@ const char *wb_program_name(void) {
     return program_name;
 }
 
+/* The length of the valid UTF-8 sequence at c that is no control character (C1 included: a
+ * terminal acts on U+0080 to U+009F as on ESC sequences), or 0. */
+static size_t safe_utf8(const unsigned char *c) {
+    if (*c >= 0x20 && *c < 0x7f) return 1;
+    size_t length = *c >= 0xc2 && *c <= 0xdf ? 2 : *c >= 0xe0 && *c <= 0xef ? 3
+                  : *c >= 0xf0 && *c <= 0xf4 ? 4 : 0;
+    if (length == 0) return 0; /* ASCII controls, continuation bytes, overlong leads */
+    unsigned point = *c & (0x7f >> length);
+    for (size_t k = 1; k < length; ++k) {
+        if ((c[k] & 0xc0) != 0x80) return 0; /* the end of the string stops here too */
+        point = point << 6 | (c[k] & 0x3f);
+    }
+    static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (point < least[length] || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff))
+        return 0; /* overlong, beyond Unicode, or a surrogate */
+    return point >= 0x80 && point <= 0x9f ? 0 : length;
+}
+
 size_t wb_printable(char *out, size_t cap, const char *in) {
     size_t used = 0;
     if (cap == 0) return 0;
-    for (const unsigned char *c = (const unsigned char *)in; *c; ++c) {
-        int control = *c < 0x20 || *c == 0x7f;
-        size_t need = control ? 4 : 1;
-        if (used + need >= cap) break; /* never half an escape */
-        if (control)
-            snprintf(out + used, 5, "\\x%02x", *c);
+    for (const unsigned char *c = (const unsigned char *)in; *c;) {
+        size_t take = safe_utf8(c);
+        size_t need = take ? take : 4;
+        if (used + need >= cap) break; /* never half an escape or half a character */
+        if (take)
+            memcpy(out + used, c, take);
         else
-            out[used] = (char)*c;
+            snprintf(out + used, 5, "\\x%02x", *c); /* one byte; the next is read afresh */
         used += need;
+        c += take ? take : 1;
     }
     out[used] = '\0';
     return used;
+}
+
+const char *wb_shown(const char *in) {
+    static char buffers[4][1024];
+    static int next;
+    char *out = buffers[next];
+    next = (next + 1) % 4;
+    wb_printable(out, sizeof buffers[0], in ? in : "(null)");
+    return out;
 }
 
 void wb_die(int code, const char *fmt, ...) {

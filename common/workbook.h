@@ -4,8 +4,9 @@
  *   error messages  functions that can fail on bad input return 0 on success and -1 on failure,
  *                   writing one line (no trailing newline) into a caller's char[WB_ERR_LEN]
  *   wb_die()        print "<program>: <message>" on stderr and exit with the given code
- *   wb_printable()  a string with its control characters written as \xNN: every message that
- *                   wb_die and wb_error make passes through it, so a file name, a token or a
+ *   wb_printable()  a string with its control characters (C1 too) and invalid UTF-8 written as
+ *                   \xNN: every message that wb_die and wb_error make passes through it, so a
+ *                   file name, a token or a
  *                   header value from a hostile file can never break the one-line promise or
  *                   send escape sequences to a terminal
  *   WB_COUNT()      elements of an array
@@ -35,9 +36,15 @@ enum {
  * 32 threads used by the tiled chapters). */
 #define WB_MAX_MASK_WIDTH_1D 63
 
-/* Copies `in` into out[cap], control characters (bytes below 0x20, and 0x7f) as "\xNN",
- * truncated before an escape would be cut; returns the length written. */
+/* Copies `in` into out[cap], every byte that is no printable character as "\xNN": controls
+ * (below 0x20, 0x7f, and the C1 controls U+0080 to U+009F, which terminals also obey) and bytes
+ * that are no valid UTF-8; truncated before an escape or a character would be cut; returns the
+ * length written. */
 size_t wb_printable(char *out, size_t cap, const char *in);
+
+/* wb_printable into one of a few rotating buffers: for a user-given string (a path, a mask name)
+ * printed outside an error message, up to four in one printf. */
+const char *wb_shown(const char *in);
 
 /* Name printed in front of error messages; set once by main() (defaults to "workbook"). */
 void wb_set_program_name(const char *name);

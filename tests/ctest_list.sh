@@ -166,6 +166,10 @@ usage_error imginfo_png_claims_more_than_it_holds "deflate cannot expand" "$b/im
 add imginfo_png_max_compression "cpu" "$expect" 0 "4096 x 4096, 1 channel" -- "$b/imginfo" \
     "$fixtures/black_4096_max_compression.png"
 # What a hostile file or argument holds is echoed escaped: one clean line (expect_exit.sh).
+# A name holding a C1 control (a CSI, U+009B, as UTF-8) is printed escaped, like a C0 one.
+add imginfo_name_c1_control "cpu" "$expect" 0 "a\\\\xc2\\\\x9bb.png: 13 x 7" -- sh -c \
+    'n="$1/$(printf "a\302\233b").png" && cp "$2" "$n" && exec "$3" "$n"' sh "$b/tests" \
+    "$fixtures/gray8_13x7.png" "$b/imginfo"
 usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data" "$b/imginfo" \
     "$fixtures/descr_control.npy"
 

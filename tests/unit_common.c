@@ -1664,8 +1664,8 @@ static int leftover_temporaries(const char *name) {
     return count;
 }
 
-/* wb_printable: control characters become \xNN, nothing else changes, and the result is
- * truncated whole escapes at a time. */
+/* wb_printable: control characters (C1 included) and bytes of no valid UTF-8 become \xNN, valid
+ * characters stay, and the result is truncated whole escapes and characters at a time. */
 static void check_printable(void) {
     char out[32];
     CHECK(wb_printable(out, sizeof out, "plain text, UTF-8 \xc3\xa9") == 20 &&
@@ -1674,6 +1674,14 @@ static void check_printable(void) {
     CHECK(strcmp(out, "a\\x0db\\x0ac\\x1b[2J\\x7f") == 0);
     CHECK(wb_printable(out, 6, "ab\x1b") == 2 && strcmp(out, "ab") == 0); /* no half escape */
     CHECK(wb_printable(out, 7, "ab\x1b") == 6 && strcmp(out, "ab\\x1b") == 0);
+    /* C1 controls (a CSI, U+009B), invalid and overlong UTF-8, a surrogate: escaped per byte */
+    wb_printable(out, sizeof out, "a\xc2\x9b" "2J");
+    CHECK(strcmp(out, "a\\xc2\\x9b2J") == 0);
+    wb_printable(out, sizeof out, "\xff\xc0\xaf\xed\xa0\x80");
+    CHECK(strcmp(out, "\\xff\\xc0\\xaf\\xed\\xa0\\x80") == 0);
+    wb_printable(out, sizeof out, "\xe2\x82\xac \xf0\x9f\x98\x80 \xc3"); /* a cut sequence */
+    CHECK(strcmp(out, "\xe2\x82\xac \xf0\x9f\x98\x80 \\xc3") == 0);
+    CHECK(wb_printable(out, 4, "ab\xe2\x82\xac") == 2); /* no half character */
     char err[WB_ERR_LEN];
     wb_error(err, "token '%s'", "x\r\x1b");
     CHECK(strcmp(err, "token 'x\\x0d\\x1b'") == 0);

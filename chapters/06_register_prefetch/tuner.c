@@ -145,7 +145,7 @@ static void load_configured(void) {
     current_gpu(&prop);
     int loaded = tuned_load(configured_path, prop.name);
     fprintf(configured_report, "tuned variants for %s: %d loaded from %s%s\n", prop.name, loaded,
-            configured_path, loaded ? "" : " (none: untuned defaults; run --tune)");
+            wb_shown(configured_path), loaded ? "" : " (none: untuned defaults; run --tune)");
 }
 
 void tuned_set_mask(const float *h_mask, int mask_w, int mask_h) {

@@ -80,7 +80,7 @@ static int announce_path(void *context, const struct mask *mask,
     struct announce *a = context;
     char line[256];
     separable_describe(a->forced, mask->weights, mask->width, mask->height, line, sizeof line);
-    fprintf(a->out, "mask %s: %s\n", mask->name, line);
+    fprintf(a->out, "mask %s: %s\n", wb_shown(mask->name), line);
     int direct = separable_path_for(a->forced, mask->weights, mask->width, mask->height) ==
                  SEPARABLE_DIRECT;
     for (int k = 0; k < a->count; ++k)

@@ -440,7 +440,7 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
                                      r.mask->weights, r.mask->width, r.mask->height,
                                      refs[i] + p * plane, magnitudes[i] + p * plane, 1);
             }
-            fprintf(human, "mask %s, kernel %s, block %d\n", r.mask->name, s->compute->label,
+            fprintf(human, "mask %s, kernel %s, block %d\n", wb_shown(r.mask->name), s->compute->label,
                     s->block);
             const struct link_sample sampled =
                 time_modes(&r, mode_at, streams_at, modes, &probe, measured);
@@ -494,7 +494,7 @@ int batch_run(const struct batch *b, const struct batch_settings *s, const struc
         char err[WB_ERR_LEN];
         if (timeline_write_csv(s->timeline_csv, csv, csv_count, err))
             wb_die(WB_EXIT_USAGE, "%s", err);
-        fprintf(human, "wrote the timeline to %s\n", s->timeline_csv);
+        fprintf(human, "wrote the timeline to %s\n", wb_shown(s->timeline_csv));
     }
     for (int c = 0; c < csv_count; ++c) {
         free((void *)csv[c].spans);

@@ -448,7 +448,7 @@ int main(int argc, char **argv) {
     if (o.timeline && report.run_count) {
         if (timeline_write_csv(o.timeline, report.runs, report.run_count, err))
             wb_die(WB_EXIT_USAGE, "%s", err);
-        fprintf(human, "wrote the timeline to %s\n", o.timeline);
+        fprintf(human, "wrote the timeline to %s\n", wb_shown(o.timeline));
     }
     for (int k = 0; k < report.run_count; ++k) {
         free((void *)report.runs[k].spans);
