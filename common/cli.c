@@ -15,17 +15,16 @@
 #include "image_io.h"
 #include "safe_output.h"
 
-/* A whole decimal number filling all of text, within [lo, hi]. */
+/* A whole number by the workbook's one rule (wb_parse_whole), within [lo, hi]. */
 static int parse_long(const char *option, const char *text, long lo, long hi, long *value,
                       char *err) {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (end == text || *end || isspace((unsigned char)*text))
-        return wb_error(err, "%s: '%s' is not a whole number", option, text);
-    if (errno == ERANGE || v < lo || v > hi)
+    long long v;
+    const int rc = wb_parse_whole(text, lo, hi, &v);
+    if (rc == -1)
+        return wb_error(err, "%s: '%s' is not a whole number (%s)", option, text, WB_NUMBER_RULE);
+    if (rc)
         return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, text, lo, hi);
-    *value = v;
+    *value = (long)v;
     return 0;
 }
 
@@ -235,6 +234,17 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
             return -1;
         long number;
         if (value && !*value) return wb_error(err, "%s needs a value, got an empty one", name);
+        /* A valued option given twice would keep one of them silently: only --input repeats
+         * (lists go in one value, with commas). Flags may repeat: they mean the same. */
+        if (takes_value && strcmp(name, "--input")) {
+            for (int k = 1; k < i - (inline_value ? 0 : 1); ++k) {
+                const char *earlier = argv[k];
+                const size_t n = strlen(name);
+                if (!strncmp(earlier, name, n) && (earlier[n] == '\0' || earlier[n] == '='))
+                    return wb_error(err, "%s is given twice: give it once (a list takes commas)",
+                                    name);
+            }
+        }
         if (extra) {
             if (!spec->parse_extra) return wb_error(err, "%s: this program cannot take it", name);
             if (spec->parse_extra(spec->extra_context, name, value, err)) return -1;
@@ -284,10 +294,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
             if (parse_long(name, value, CLI_MIN_REPS, CLI_MAX_REPS, &number, err)) return -1;
             opt->reps = (int)number;
         } else if (!strcmp(name, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long seed = strtoull(value, &end, 10);
-            if (end == value || *end || !isdigit((unsigned char)*value) || errno == ERANGE)
+            unsigned long long seed;
+            if (wb_parse_u64(value, &seed))
                 return wb_error(err, "--seed: '%s' is not a whole number from 0 to 2^64-1", value);
             opt->seed = seed;
             opt->seed_given = 1;
@@ -427,6 +435,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     }
     fprintf(out, "  --spec             print these limits as key=value lines, for scripts\n");
     fprintf(out, "  --help             this text\n\n");
+    fprintf(out, "numbers (options and WB_* variables): %s; each option once, but --input\n\n",
+            WB_NUMBER_RULE);
     fprintf(out, "exit codes: 0 pass, 1 verification failed, 2 bad usage or input, "
                  "77 no usable CUDA device\n");
 }

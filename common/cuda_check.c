@@ -148,12 +148,27 @@ void device_probe(struct device_info *info) {
 /* Bytes this process has taken through device_malloc*, for WB_GPU_MEMORY_LIMIT_MIB. */
 static size_t bytes_taken;
 
+/* WB_GPU_MEMORY_LIMIT_MIB in bytes, 0 when unset; exit 2 when it is no number of MiB. */
+static size_t memory_limit(void) {
+    const char *text = getenv("WB_GPU_MEMORY_LIMIT_MIB");
+    long long mib;
+    if (!text || !*text) return 0;
+    if (wb_parse_whole(text, 1, 1 << 24, &mib))
+        wb_die(WB_EXIT_USAGE, "WB_GPU_MEMORY_LIMIT_MIB='%s' is not a whole number of MiB (1 to "
+               "16777216; %s)", text, WB_NUMBER_RULE);
+    return (size_t)mib << 20;
+}
+
+void device_check_environment(void) {
+    memory_limit();
+}
+
 static void too_big(size_t bytes, const char *what) {
     size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
-    const char *limit = getenv("WB_GPU_MEMORY_LIMIT_MIB");
+    const size_t limit = memory_limit();
     if (limit) {
-        total_bytes = (size_t)strtoull(limit, NULL, 10) << 20;
+        total_bytes = limit;
         free_bytes = total_bytes > bytes_taken ? total_bytes - bytes_taken : 0;
     }
     wb_die(WB_EXIT_USAGE,
@@ -165,9 +180,8 @@ static void too_big(size_t bytes, const char *what) {
 
 /* Applies WB_GPU_MEMORY_LIMIT_MIB before asking the driver. */
 static void check_limit(size_t bytes, const char *what) {
-    const char *limit = getenv("WB_GPU_MEMORY_LIMIT_MIB");
-    if (limit && bytes_taken + bytes > ((size_t)strtoull(limit, NULL, 10) << 20))
-        too_big(bytes, what);
+    const size_t limit = memory_limit();
+    if (limit && bytes_taken + bytes > limit) too_big(bytes, what);
 }
 
 void *device_malloc(size_t bytes, const char *what) {

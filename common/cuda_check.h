@@ -68,6 +68,8 @@ int fp32_lanes_per_sm(int major, int minor);
  * (cudaDevAttrClockRate, also returned in kHz when sm_clock_khz is not NULL); 0 where the lane
  * count is unknown. */
 double device_fma_peak(const struct device_info *info, int *sm_clock_khz);
+/* Exit 2 with a line when WB_GPU_MEMORY_LIMIT_MIB is set to no number: before any GPU work. */
+void device_check_environment(void);
 
 /* cudaMalloc of `bytes` for `what` ("input signal"). If the device cannot hold it, exits with
  * WB_EXIT_USAGE and a message giving the size asked for and the memory free. The environment

@@ -54,6 +54,7 @@ int harness_start(int argc, char **argv, const struct cli_spec *spec, enum block
     stated.block_rule = own_rule;
     program_dims = spec->dims;
     if (!spec->several_streams) device_one_queue(); /* before any CUDA call */
+    device_check_environment();
     int parsed = cli_parse(argc, argv, &stated, opt, err);
     if (parsed < 0) wb_die(WB_EXIT_USAGE, "%s", err);
     return parsed;
@@ -138,13 +139,12 @@ static void watchdog_fired(int signal_number) {
 static void start_watchdog(void) {
     const char *text = getenv("WB_TIME_LIMIT_S");
     if (!text || !*text) return;
-    char *end;
-    long seconds = strtol(text, &end, 10);
-    if (*end || seconds < 1 || seconds > 86400)
+    long long seconds;
+    if (wb_parse_whole(text, 1, 86400, &seconds))
         wb_die(WB_EXIT_USAGE, "WB_TIME_LIMIT_S='%s' is not a number of seconds (1 to 86400)", text);
     snprintf(
         watchdog_message, sizeof watchdog_message,
-        "%s: stopped after %ld s (WB_TIME_LIMIT_S) without a verdict\n"
+        "%s: stopped after %lld s (WB_TIME_LIMIT_S) without a verdict\n"
         "  hint [hang]: a kernel that never returns: a loop whose end a thread never reaches, "
         "or a __syncthreads() that some threads of a block skip (see "
         "chapters/03_tiled_halo/README.md, 'The barrier, and why no thread may leave early')\n",

@@ -52,6 +52,46 @@ size_t wb_printable(char *out, size_t cap, const char *in) {
     return used;
 }
 
+/* The digits of text up to its end, at least one: 0 or -1. */
+static int all_digits(const char *text, const char *end) {
+    if (text == end) return -1;
+    for (const char *c = text; c < end; ++c)
+        if (*c < '0' || *c > '9') return -1;
+    return 0;
+}
+
+int wb_parse_u64(const char *text, unsigned long long *value) {
+    if (!text || all_digits(text, text + strlen(text))) return -1;
+    unsigned long long v = 0;
+    for (const char *c = text; *c; ++c) {
+        const unsigned digit = (unsigned)(*c - '0');
+        if (v > (~0ull - digit) / 10) return -2;
+        v = v * 10 + digit;
+    }
+    *value = v;
+    return 0;
+}
+
+int wb_parse_whole(const char *text, long long lo, long long hi, long long *value) {
+    unsigned long long v;
+    const int rc = wb_parse_u64(text, &v);
+    if (rc) return rc;
+    if (v > (unsigned long long)hi || (long long)v < lo) return -2;
+    *value = (long long)v;
+    return 0;
+}
+
+int wb_parse_decimal(const char *text, double lo, double hi, double *value) {
+    if (!text) return -1;
+    const char *dot = strchr(text, '.');
+    const char *end = text + strlen(text);
+    if (all_digits(text, dot ? dot : end) || (dot && all_digits(dot + 1, end))) return -1;
+    const double v = strtod(text, NULL); /* digits and one dot: strtod reads exactly those */
+    if (!(v >= lo && v <= hi)) return -2;
+    *value = v;
+    return 0;
+}
+
 const char *wb_shown(const char *in) {
     static char buffers[4][1024];
     static int next;

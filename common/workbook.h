@@ -42,6 +42,15 @@ enum {
  * length written. */
 size_t wb_printable(char *out, size_t cap, const char *in);
 
+/* The one rule for a number on a command line or in an environment variable: decimal digits
+ * only, the whole text (no sign, space, prefix or exponent); wb_parse_decimal also takes one
+ * fraction ("0.5"). 0 when the text is such a number within [lo, hi]; -1 when it is no number
+ * by that rule; -2 when it is out of range (or beyond what the type holds). */
+int wb_parse_whole(const char *text, long long lo, long long hi, long long *value);
+int wb_parse_u64(const char *text, unsigned long long *value);
+int wb_parse_decimal(const char *text, double lo, double hi, double *value);
+#define WB_NUMBER_RULE "decimal digits only: no sign, space or prefix"
+
 /* wb_printable into one of a few rotating buffers: for a user-given string (a path, a mask name)
  * printed outside an error message, up to four in one printf. */
 const char *wb_shown(const char *in);

@@ -255,6 +255,21 @@ add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
 skippable report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
 skippable report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
 
+# ---- one rule for numbers, each option once (CPU) ----------------------------------------------
+ch01="$b/ch01_basic_1d" ch05="$b/ch05_tiled_2d"
+[ -z "$handout" ] || ch01="${ch01}_exercise" ch05="${ch05}_exercise"
+usage_error number_plus_sign "--size: '\+5' is not a whole number \(decimal digits only" "$ch01" --size +5
+usage_error number_space "--gpus: ' 2' is not a whole number" "$b/ch10_multi_gpu${handout:+_exercise}" \
+    --gpus ' 2'
+usage_error number_env_space "WB_CONV3D_Z_CHUNK=' 5' is not a whole number" env WB_CONV3D_Z_CHUNK=' 5' \
+    "$b/ch09_3d${handout:+_exercise}" --check
+usage_error number_hex "--gpu-memory-budget: '0x10' is not a size in MiB" \
+    "$b/ch08_streams${handout:+_exercise}" --gpu-memory-budget 0x10
+usage_error number_memory_limit "WB_GPU_MEMORY_LIMIT_MIB='64k' is not a whole number" \
+    env WB_GPU_MEMORY_LIMIT_MIB=64k "$ch01" --check
+usage_error option_twice "--size is given twice" "$ch01" --size=5 --size 7
+usage_error option_twice_output "--output is given twice" "$ch05" --output a.png --output b.png
+
 # ---- files that are not what they seem (CPU: refused before any GPU work) ---------------------
 # Each under `timeout`: a FIFO that blocked the program would otherwise hold the suite forever.
 # fifo NAME PATTERN FIFO COMMAND...: makes the FIFO FIFO, then expects exit 2 and PATTERN.
@@ -264,8 +279,6 @@ fifo() {
     usage_error "$name" "$pattern" sh -c 'rm -f "$1" && mkfifo "$1" && shift && exec timeout 20 "$@"' \
         sh "$made" "$@"
 }
-ch01="$b/ch01_basic_1d" ch05="$b/ch05_tiled_2d"
-[ -z "$handout" ] || ch01="${ch01}_exercise" ch05="${ch05}_exercise"
 fifo input_fifo_npy "array '.*fifo.npy' is a FIFO" "$b/tests/fifo.npy" "$ch01" --input "$b/tests/fifo.npy"
 fifo input_fifo_png "image '.*fifo.png' is a FIFO" "$b/tests/fifo.png" "$ch05" --input "$b/tests/fifo.png"
 fifo mask_file_fifo "mask file '.*fifo_mask.txt' is a FIFO" "$b/tests/fifo_mask.txt" \

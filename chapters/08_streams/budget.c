@@ -2,6 +2,7 @@
 #include "budget.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "workbook.h"
 
@@ -29,10 +30,15 @@ int strips_delay_us(long us[3], char *err) {
     const char *p = text;
     int count = 0;
     while (count < 3) {
-        char *end;
-        long value = strtol(p, &end, 10);
-        if (end == p || value < 0 || value > 100000) break;
-        us[count++] = value;
+        const char *comma = strchr(p, ',');
+        const char *end = comma ? comma : p + strlen(p);
+        char item[16];
+        long long value;
+        if ((size_t)(end - p) >= sizeof item) break;
+        memcpy(item, p, (size_t)(end - p));
+        item[end - p] = '\0';
+        if (wb_parse_whole(item, 0, 100000, &value)) break;
+        us[count++] = (long)value;
         if (*end == '\0') {
             if (count == 1) us[1] = us[2] = us[0];
             if (count == 1 || count == 3) return 0;

@@ -82,13 +82,12 @@ static int parse_int_list(const char *option, const char *text, long lo, long hi
     for (char *item = buffer, *next; item; item = next) {
         next = strchr(item, ',');
         if (next) *next++ = '\0';
-        char *end;
-        errno = 0;
-        long v = strtol(item, &end, 10);
-        if (end == item || *end)
-            return wb_error(err, "%s: '%s' is not a whole number", option, item);
-        if (errno == ERANGE || v < lo || v > hi)
-            return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, item, lo, hi);
+        long long v;
+        const int rc = wb_parse_whole(item, lo, hi, &v);
+        if (rc == -1)
+            return wb_error(err, "%s: '%s' is not a whole number (%s)", option, item,
+                            WB_NUMBER_RULE);
+        if (rc) return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, item, lo, hi);
         if (*count == max_values)
             return wb_error(err, "%s: more than %d values", option, max_values);
         values[(*count)++] = (int)v;
@@ -116,12 +115,10 @@ static int take_option(void *context, const char *name, const char *value, char 
         return 0;
     }
     if (!strcmp(name, "--gpu-memory-budget")) {
-        char *end;
-        errno = 0;
-        double mib = strtod(value, &end);
-        if (end == value || *end || !isfinite(mib) || mib <= 0.0 || mib > 1048576.0)
+        double mib;
+        if (wb_parse_decimal(value, 1e-6, 1048576.0, &mib))
             return wb_error(err, "--gpu-memory-budget: '%s' is not a size in MiB (above 0, at "
-                            "most 1048576)", value);
+                            "most 1048576; digits and one decimal point)", value);
         o->budget_mib = mib;
         return 0;
     }

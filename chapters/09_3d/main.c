@@ -56,9 +56,8 @@ static void check_environment(void) {
         wb_die(WB_EXIT_USAGE, "WB_CONV3D_NO_TMA='%s' is neither 0 nor 1", no_tma);
     const char *forced = getenv("WB_CONV3D_Z_CHUNK");
     if (!forced || !*forced) return;
-    char *end;
-    const long n = strtol(forced, &end, 10);
-    if (*end || n < 1 || n > 65535)
+    long long n;
+    if (wb_parse_whole(forced, 1, 65535, &n))
         wb_die(WB_EXIT_USAGE, "WB_CONV3D_Z_CHUNK='%s' is not a whole number 1 to 65535", forced);
 }
 

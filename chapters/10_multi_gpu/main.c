@@ -57,12 +57,11 @@ static struct {
 
 static int whole_number(const char *option, const char *value, long lo, long hi, int *out,
                         char *err) {
-    char *end;
-    errno = 0;
-    long v = strtol(value, &end, 10);
-    if (end == value || *end) return wb_error(err, "%s: '%s' is not a whole number", option, value);
-    if (errno == ERANGE || v < lo || v > hi)
-        return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, value, lo, hi);
+    long long v;
+    const int rc = wb_parse_whole(value, lo, hi, &v);
+    if (rc == -1)
+        return wb_error(err, "%s: '%s' is not a whole number (%s)", option, value, WB_NUMBER_RULE);
+    if (rc) return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, value, lo, hi);
     *out = (int)v;
     return 0;
 }
@@ -152,10 +151,8 @@ static void find_gpus(uint64_t *seed) {
 static unsigned long long delay_ns(const char *name) {
     const char *text = getenv(name);
     if (!text || !*text) return 0;
-    char *end;
-    errno = 0;
-    const long us = strtol(text, &end, 10);
-    if (end == text || *end || errno || us < 0 || us > 100000)
+    long long us;
+    if (wb_parse_whole(text, 0, 100000, &us))
         wb_die(WB_EXIT_USAGE, "%s='%s' is not 0 to 100000 microseconds", name, text);
     return (unsigned long long)us * 1000ull;
 }

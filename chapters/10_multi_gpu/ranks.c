@@ -18,10 +18,8 @@ enum { WAIT_SECONDS = 60 };
 static long number_in(const char *name) {
     const char *text = getenv(name);
     if (!text || !*text) return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    return *end || errno || v < 0 || v > (1L << 20) ? -2 : v;
+    long long v;
+    return wb_parse_whole(text, 0, 1L << 20, &v) ? -2 : (long)v;
 }
 
 int ranks_from_env(struct ranks *r, char *err) {
