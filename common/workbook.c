@@ -74,6 +74,8 @@ int wb_parse_u64(const char *text, unsigned long long *value) {
 
 int wb_parse_whole(const char *text, long long lo, long long hi, long long *value) {
     unsigned long long v;
+    if (text && text[0] == '-' && wb_parse_u64(text + 1, &v) != -1)
+        return -2; /* a negative number: a number, below every range the workbook takes */
     const int rc = wb_parse_u64(text, &v);
     if (rc) return rc;
     if (v > (unsigned long long)hi || (long long)v < lo) return -2;

@@ -45,7 +45,8 @@ size_t wb_printable(char *out, size_t cap, const char *in);
 /* The one rule for a number on a command line or in an environment variable: decimal digits
  * only, the whole text (no sign, space, prefix or exponent); wb_parse_decimal also takes one
  * fraction ("0.5"). 0 when the text is such a number within [lo, hi]; -1 when it is no number
- * by that rule; -2 when it is out of range (or beyond what the type holds). */
+ * by that rule; -2 when it is out of range (or beyond what the type holds; "-5" is a number
+ * out of range: no range the workbook takes holds a negative one). */
 int wb_parse_whole(const char *text, long long lo, long long hi, long long *value);
 int wb_parse_u64(const char *text, unsigned long long *value);
 int wb_parse_decimal(const char *text, double lo, double hi, double *value);

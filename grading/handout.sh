@@ -42,7 +42,7 @@ esac
 left_out() { # PATH (relative): 0 when the student's copy leaves it out
     case $1 in
     solutions/* | report/* | .ci/* | .old/* | build/* | .git/*) return 0 ;;
-    tests/exploits/* | tests/mutants.sh | tests/gpu_session.sh) return 0 ;;
+    tests/exploits/* | tests/mutants.sh | tests/mutation* | tests/gpu_session.sh) return 0 ;;
     tests/grade_* | tests/report_* | tests/registry_check.sh | tests/handout.sh) return 0 ;;
     tests/fixtures/rubric_* | grading/handout.sh) return 0 ;;
     esac
