@@ -107,7 +107,7 @@ COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all run test check compile profile progress mutants grade report clean help fuzz
+.PHONY: all run test check compile profile progress mutants mutation grade report clean help fuzz
 .DEFAULT_GOAL := all
 
 all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
@@ -317,6 +317,16 @@ handout: $(INSTRUCTOR_ONLY) ## DIR=path: write the student's copy there (no solu
 mutants: $(or $(INSTRUCTOR_ONLY),all) ## GPU: plant known bugs in the solutions; each must fail with the hint naming it
 	@sh tests/mutants.sh
 
+# make mutation [CH=NN]: bugs planted mechanically in the solutions' TODO blocks, each built as a
+# submission and run against its chapter's student battery (tests/mutation.py says how): long,
+# resumable (build/mutation/results.tsv), not part of make test. CH and JOBS reach the script as
+# data, as grade's paths do. Without a GPU it says so and stops without failing, as make run does.
+mutation: export WB_MUTATION_CH := $(value CH)
+mutation: export WB_MUTATION_JOBS := $(if $(filter command line environment,$(origin JOBS)),$(value JOBS))
+mutation: $(or $(INSTRUCTOR_ONLY),all) ## GPU: mechanical mutants of the solutions' TODO blocks against each chapter's battery (CH=NN: one)
+	@command -v python3 >/dev/null || { echo "make mutation needs python3 (Debian/Ubuntu: apt-get install python3)"; exit 1; }
+	@python3 tests/mutation.py; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
+
 # Grading (README.md, "For instructors"): SUBMISSION=DIR grades one student's files, SUBMISSIONS=DIR
 # every subfolder; neither: the workbook's own exercises/. RUBRIC=path replaces grading/rubric.txt.
 # The paths reach grading/grade.py as data: each is exported as its unexpanded text ($(value)), and
@@ -348,7 +358,7 @@ clean: ## remove build/
 # help reads the "## " notes on the target lines above, so it lists what the rules really are.
 help: ## this list
 	@awk -F ':.*## ' -v copy="$(if $(HAVE_SOLUTIONS),,student)" '/^[a-z]+:.*## / { \
-	  if (copy && $$1 ~ /^(grade|report|mutants|handout)$$/) next; \
+	  if (copy && $$1 ~ /^(grade|report|mutants|mutation|handout)$$/) next; \
 	  if (copy && $$1 == "all") $$2 = "your exercise programs and the test list"; \
 	  if (copy && $$1 == "run") $$2 = "each chapter\047s main job on your kernels; unsolved chapters are listed"; \
 	  if (copy && $$1 == "test") $$2 = "CPU tests and every chapter\047s checks on your kernels (GPU tests skip without a GPU)"; \

@@ -1660,6 +1660,7 @@ def main(argv):
                 + " ".join(c[:2] for c in selected))
         selected = [c for c in selected if chosen[c]]
     if opts["list"]:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head` ends quietly
         list_mutants(selected, chosen)
         return 0
     equivalents = read_equivalents()
