@@ -43,9 +43,10 @@ struct direction {
     float *d_kernel;     // the factor arranged for NPP
 };
 
-direction row_direction = {"nppiFilterRowBorder_32f_C1R_Ctx", nppiFilterRowBorder_32f_C1R_Ctx, 1};
+direction row_direction = {"nppiFilterRowBorder_32f_C1R_Ctx", nppiFilterRowBorder_32f_C1R_Ctx, 1,
+                           0, nullptr, {}, nullptr};
 direction column_direction = {"nppiFilterColumnBorder_32f_C1R_Ctx",
-                              nppiFilterColumnBorder_32f_C1R_Ctx, 0};
+                              nppiFilterColumnBorder_32f_C1R_Ctx, 0, 0, nullptr, {}, nullptr};
 
 struct {
     int mask_w, mask_h;
