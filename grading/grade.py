@@ -22,16 +22,15 @@ import re
 import secrets
 import shlex
 import shutil
-import signal
 import subprocess
 import sys
-import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import export  # noqa: E402
 import gate  # noqa: E402
+import processes  # noqa: E402
+from processes import Cores, run_limited  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.chdir(ROOT)
@@ -40,13 +39,11 @@ TEST_LIMIT_S, SPEED_LIMIT_S = 60, 300  # an ordinary test's limit (sanitizers': 
 BUILD_MEMORY = 16 << 30   # address space of a build process (nvcc's front end, cicc, ptxas)
 BUILD_FILE_SIZE = 256 << 20  # largest file a build may write (an object with 1 GiB of data: no)
 TEST_FILE_SIZE = 256 << 20   # largest file a test may write, its log included
-PROCESSES = 4096          # processes of this user while a build or test runs
 LOG_KEPT = 256 << 10      # bytes of a test's log kept after it is read
 FILE_CAP = 1 << 20        # a kernel file larger than this is not graded
 EXTRA_LISTED = 10         # extra files named in the flags; the rest are counted
 FLOOR_SHARE = 0.8         # a time under 80% of the workload's floor is impossible
-SCRUBBED = ("MAKEFLAGS", "MAKEOVERRIDES", "MFLAGS", "MAKELEVEL", "SUBMISSION", "SUBMISSIONS",
-            "RUBRIC", "HIDDEN_TESTS", "WB_GRADE_TOKEN")
+GRADE_SETTINGS = ("SUBMISSION", "SUBMISSIONS", "RUBRIC", "HIDDEN_TESTS")  # never a test's business
 
 
 def die(message):
@@ -61,77 +58,14 @@ def seconds_setting(name, default):
     return int(value)
 
 
-# ---- limits and processes ----------------------------------------------------------------------
+# ---- limits and processes (processes.py runs them) ----------------------------------------------
 
 def clean_environment(extra=None):
-    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("WB_GRADE_")}
-    env.update(extra or {})
-    return env
-
-
-def run_limited(args, log_path, limit_s, memory, file_size, env, threads=1):
-    """Runs args (grading/limited.py sets its limits) in a process group of its own, with its
-    output in log_path; returns (exit code, seconds). A run past its limit has its whole process
-    group killed and returns 124."""
-    cpu = (limit_s + 30) * threads + 60  # CPU seconds per process: its threads' share of the wall
-    wrapped = [sys.executable, os.path.join(ROOT, "grading", "limited.py"), str(memory or 0),
-               str(file_size), str(cpu), str(PROCESSES), "--"] + args
-    start = time.monotonic()
-    with open(log_path, "wb") as log:
-        p = subprocess.Popen(wrapped, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             env=env, cwd=ROOT, start_new_session=True)
-        try:
-            rc = p.wait(timeout=limit_s)
-        except subprocess.TimeoutExpired:
-            kill_group(p)
-            rc = 124
-    kill_group(p)  # whatever it left behind
-    return rc, time.monotonic() - start
-
-
-def kill_group(p):
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        p.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
+    return processes.clean_environment(extra, GRADE_SETTINGS, "WB_GRADE_")
 
 
 def read_log(path):
-    """A log's text (its tail, when large), then the file cut down to LOG_KEPT bytes."""
-    try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            if size > 4 * LOG_KEPT:
-                f.seek(size - 4 * LOG_KEPT)
-            data = f.read()
-        if size > LOG_KEPT:
-            with open(path, "wb") as f:
-                f.write(b"(the log's start was cut)\n" + data[-LOG_KEPT:])
-        return data
-    except OSError:
-        return b""
-
-
-class Slots:
-    """JOBS units of CPU shared by the tests: a test takes as many as it runs threads."""
-    def __init__(self, jobs):
-        self.jobs, self.free, self.cond = jobs, jobs, threading.Condition()
-
-    def take(self, n):
-        n = min(n, self.jobs)
-        with self.cond:
-            self.cond.wait_for(lambda: self.free >= n)
-            self.free -= n
-        return n
-
-    def give(self, n):
-        with self.cond:
-            self.free += n
-            self.cond.notify_all()
+    return processes.read_log(path, LOG_KEPT)
 
 
 # ---- one student -------------------------------------------------------------------------------
@@ -257,7 +191,7 @@ class Student:
         self.state[nn] = "graded"
 
     # tests
-    def run_tests(self, book, slots):
+    def run_tests(self, book, cores):
         if not self.built:
             return
         env = clean_environment({"WB_LIST_FORMAT": "tsv",
@@ -292,8 +226,8 @@ class Student:
             t["limit"] = max(1, round(t["limit"] * scale))
         os.makedirs(os.path.join(self.g, "logs"), exist_ok=True)
         plain = sorted((t for t in wanted if "sanitizer" not in t["labels"]), key=lambda t: -t["threads"])
-        with ThreadPoolExecutor(max_workers=max(1, slots.jobs)) as pool:
-            list(pool.map(lambda t: self.run_test(t, slots), plain))
+        with ThreadPoolExecutor(max_workers=max(1, cores.n)) as pool:
+            list(pool.map(lambda t: self.run_test(t, cores), plain))
         timed_out = {t["name"][:4] for t in plain if t["status"] == "timeout"}
         sanitized = [t for t in wanted if "sanitizer" in t["labels"]]
         for t in sanitized:
@@ -303,22 +237,22 @@ class Student:
                 with open(os.path.join(self.g, "logs", t["name"] + ".log"), "w") as f:
                     f.write(why + "\n")
                 t.update(status="timeout", seconds=0.0, hint="", tail=why)
-        with ThreadPoolExecutor(max_workers=max(1, slots.jobs)) as pool:
-            list(pool.map(lambda t: self.run_test(t, slots),
+        with ThreadPoolExecutor(max_workers=max(1, cores.n)) as pool:
+            list(pool.map(lambda t: self.run_test(t, cores),
                           [t for t in sanitized if "status" not in t]))
         self.all_tests = wanted
 
-    def run_test(self, t, slots):
+    def run_test(self, t, cores):
         token = secrets.token_hex(16)
         env = clean_environment({"OMP_NUM_THREADS": str(t["threads"]), "OMP_WAIT_POLICY": "PASSIVE",
                                  "WB_TIME_LIMIT_S": str(t["limit"]), "WB_GRADE_TOKEN": token})
         log = os.path.join(self.g, "logs", t["name"] + ".log")
-        n = slots.take(t["threads"])
+        n = cores.take(t["threads"])
         try:
             rc, seconds = run_limited(t["argv"], log, t["limit"] + 30, None, TEST_FILE_SIZE, env,
                                       t["threads"])
         finally:
-            slots.give(n)
+            cores.give(n)
         data = read_log(log)
         t["status"] = self.status(rc, data, token, t["name"])
         t["seconds"] = seconds
@@ -686,7 +620,7 @@ def main():
     gpu = subprocess.run(["build/devinfo"], capture_output=True, cwd=ROOT).returncode == 0
     rows = []
     for s in students:
-        s.run_tests(book, Slots(jobs))
+        s.run_tests(book, Cores(jobs))
         book.score(s, gpu)
         write_tables(s)
         print(export.write_student(s.g, s.__dict__), end="")

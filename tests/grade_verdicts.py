@@ -61,7 +61,7 @@ for k, (body, want) in enumerate(cases.items()):
     s = student()
     t = {"name": f"case{k}", "labels": ["gpu", "exercise"], "limit": 20, "threads": 1,
          "argv": [stand_in(f"case{k}", body)]}
-    s.run_test(t, grade.Slots(1))
+    s.run_test(t, grade.Cores(1))
     check(t["status"] == want, f"{body!r}: {t['status']}, not {want}")
     check("wb-grade" not in t["tail"], f"{body!r}: a token line shows in the student's log tail")
     if "0123456789abcdef" in body:
@@ -70,7 +70,7 @@ for k, (body, want) in enumerate(cases.items()):
 s = student()
 t = {"name": "ch01_hidden_secret_case", "labels": ["gpu", "hidden"], "limit": 20, "threads": 1,
      "argv": [stand_in("hidden", 'echo "wb-grade 0123456789abcdef0123456789abcdef verdict pass"')]}
-s.run_test(t, grade.Slots(1))
+s.run_test(t, grade.Cores(1))
 check(s.flags and not any("secret" in f for f in s.flags), f"a hidden test's flag: {s.flags}")
 check(os.path.getsize(os.path.join(scratch, "logs", f"case{len(cases) - 1}.log")) <= grade.LOG_KEPT + 100,
       "a long log was not cut down")

@@ -76,6 +76,11 @@ import threading
 from bisect import bisect_right
 from concurrent.futures import ThreadPoolExecutor
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "grading"))
+import processes  # noqa: E402
+from processes import Cores  # noqa: E402
+
 # ---- settings ------------------------------------------------------------------------------------
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,16 +91,14 @@ RUBRIC = "grading/rubric.txt"
 TARGET = 0.95
 OPERATORS = ("relational", "off-by-one", "half", "and-or", "zero-one", "swap-args", "delete")
 PLACEHOLDER = "/WB-MUTANT-BUILD"  # the exercise folder in the listed commands, replaced per mutant
-FINGERPRINT_SEED = "20261128"
+FINGERPRINT_SEED = "4242"
 MACHINE_FIELDS = {"device", "reps", "gbps", "copy_gbps", "pct_of_copy", "cpu_threads"}  # not compared
 # The limits of make grade (grading/grade.py), so a mutant is built and run as a submission is.
 BUILD_LIMIT_S = 300
 BUILD_MEMORY = 16 << 30
 BUILD_FILE_SIZE = 256 << 20
 TEST_FILE_SIZE = 256 << 20
-PROCESSES = 4096
 LOG_KEPT = 64 << 10
-SCRUBBED = ("MAKEFLAGS", "MAKEOVERRIDES", "MFLAGS", "MAKELEVEL", "WB_GRADE_TOKEN")
 MARKER = re.compile(r"^\s*// ---- TODO (\d+) (begin|end)\b.*$", re.M)  # as grading/gate.py
 
 
@@ -1090,73 +1093,27 @@ def battery_hash(tests, gpus):
 
 
 # ---- processes -----------------------------------------------------------------------------------
-# Every build and test runs under grading/limited.py in a process group of its own, as make
-# grade runs them; the groups still running are killed when this program is interrupted.
-
-_live, _live_lock = set(), threading.Lock()
-
+# Every build and test runs as make grade runs them (grading/processes.py: limits, a process group
+# of its own, killed at its limit); the groups still running are killed when this program is
+# interrupted.
 
 def clean_environment(extra=None):
-    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("WB_MUTATION_")}
-    env.update(extra or {})
-    return env
+    return processes.clean_environment(extra, prefix="WB_MUTATION_")
 
 
-def kill_group(p):
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        p.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def run_limited(args, log_path, limit_s, memory, file_size, env, threads=1, err_path=None):
-    """Runs args with its output in log_path (its stderr in err_path, if given); returns the exit
-    code, 124 when it ran past limit_s (its whole process group is killed then)."""
-    cpu = (limit_s + 30) * threads + 60
-    wrapped = [sys.executable, os.path.join(ROOT, "grading", "limited.py"), str(memory or 0),
-               str(file_size), str(cpu), str(PROCESSES), "--"] + args
-    with open(log_path, "wb") as log, open(err_path or os.devnull, "wb") as err:
-        p = subprocess.Popen(wrapped, stdout=log, stderr=err if err_path else subprocess.STDOUT,
-                             stdin=subprocess.DEVNULL, env=env, cwd=ROOT, start_new_session=True)
-        with _live_lock:
-            _live.add(p)
-        try:
-            rc = p.wait(timeout=limit_s)
-        except subprocess.TimeoutExpired:
-            rc = 124
-        kill_group(p)  # whatever it left behind
-        with _live_lock:
-            _live.discard(p)
-    return rc
+def run_limited(*args, **kwargs):
+    return processes.run_limited(*args, **kwargs)[0]  # the exit code; the seconds are not used
 
 
 def interrupted(signum, frame):
-    with _live_lock:
-        for p in list(_live):
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+    processes.kill_all()
     print(f"\nmutation: interrupted; the verdicts reached so far are kept in {RESULTS}",
           file=sys.stderr)
     os._exit(130)
 
 
 def read_log(path):
-    """A log's text; the file is cut to its last LOG_KEPT bytes."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return b""
-    if len(data) > LOG_KEPT:
-        with open(path, "wb") as f:
-            f.write(b"(the log's start was cut)\n" + data[-LOG_KEPT:])
-    return data
+    return processes.read_log(path, LOG_KEPT)
 
 
 def usable_gpu():
@@ -1177,26 +1134,6 @@ def visible_gpus():
             out = ""
         listed = [str(k) for k in range(sum(line.startswith("GPU ") for line in out.splitlines()))]
     return listed or [None]
-
-
-class Units:
-    """CPU cores shared by builds and tests: a test takes as many as it runs threads, so that a
-    test's CPU reference is not slowed into its time limit by builds beside it."""
-
-    def __init__(self, n):
-        self.n, self.free, self.cond = n, n, threading.Condition()
-
-    def take(self, k):
-        k = min(k, self.n)
-        with self.cond:
-            self.cond.wait_for(lambda: self.free >= k)
-            self.free -= k
-        return k
-
-    def give(self, k):
-        with self.cond:
-            self.free += k
-            self.cond.notify_all()
 
 
 class GpuGate:
@@ -1330,7 +1267,7 @@ class Runner:
         for g in gpus:
             for _ in range(slots):
                 self.slots.put(g)
-        self.units, self.gate = Units(os.cpu_count() or 2), GpuGate()
+        self.units, self.gate = Cores(os.cpu_count() or 2), GpuGate()
         self.builds = threading.Semaphore(jobs)
         self.printing = threading.Lock()
 
