@@ -49,8 +49,8 @@ struct device_info {
 /* For a program whose GPU work runs on one stream at a time; call it before any CUDA call. The
  * driver gives each context 8 hardware queues by default (CUDA_DEVICE_MAX_CONNECTIONS), and
  * creating them is most of what starting a context costs; one queue changes nothing for work on
- * one stream. Measured on an H100 (2026-11-26): a bare context took 0.15 s alone and 16 processes
- * starting at once 3.6 s; with one queue 0.06 s and 1.2 s. A value the user set is kept. */
+ * one stream. On an H100 a bare context takes about 0.15 s alone and 16 processes starting at
+ * once about 3.6 s; with one queue 0.06 s and 1.2 s. A value the user set is kept. */
 void device_one_queue(void);
 
 /* The number of GPUs the runtime sees (CUDA_VISIBLE_DEVICES applied), creating no context; none,

@@ -501,9 +501,9 @@ def fig_roofline(plt, sweeps, device):
                  f"in common/devinfo.c)." + compute)
 
 
-# ---- chapter 07: separable, low-rank and large masks (the issue's 8192 x 8192 image) ---------
+# ---- chapter 07: separable, low-rank and large masks (an 8192 x 8192 image) -----------------
 SEPARABLE_7 = ["ch07 fused", "ch07 two-pass", "ch06 tuned", "NPP separable", "NPP filter", "cuFFT"]
-TARGETS_7 = {"ch07 fused": 70, "ch07 two-pass": 40}  # % of copy, issue 14, separable masks
+TARGETS_7 = {"ch07 fused": 70, "ch07 two-pass": 40}  # % of copy, chapter 07's targets (separable)
 FMA_TARGET_7 = 75  # % of the FP32 FMA peak, full-rank masks 15x15 to 31x31
 
 

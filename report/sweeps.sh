@@ -50,7 +50,8 @@ trap 'rm -f "$steps"' EXIT
     printf '2d_masks\t25\tch06_register_prefetch --bench --size %s --mask-width 1:31\n' $square
     printf '2d_masks_ch05\t8\tch05_tiled_2d --bench --size %s --mask-width 1:15\n' $square
     printf 'tuner\t15\tch06_register_prefetch --tune --size %s\n' $square
-    # chapter 07 at the size: separable masks, low rank, full rank against the FMA roof
+    # chapter 07 at $large (8192 x 8192 at full scale): separable masks, low rank, and full rank
+    # against the FMA roof
     printf '7_separable\t20\tch07_separable --bench --size %s --mask gaussian --mask-width %s\n' $large $sides
     for kind in box rank1; do
         printf '7_separable\t8\tch07_separable --bench --size %s --mask %s --mask-width %s\n' $large $kind $few_sides
@@ -62,7 +63,8 @@ trap 'rm -f "$steps"' EXIT
     # chapter 08: a batch over 1 to 4 copy streams, one image in strips; their steps as timelines
     printf '8_batch\t10\tch08_streams %s --mask-width 5 --streams 1,2,3,4 --timeline %s/raw/8_batch.timeline.csv\n' "$batch" "$out"
     printf '8_strips\t8\tch08_streams --bench %s --mask-width 5 --streams 1,3 --timeline %s/raw/8_strips.timeline.csv\n' "$strips" "$out"
-    # chapter 09: the three volume kernels at the size, against the roof that binds
+    # chapter 09: the three volume kernels at $volume^3 (512^3 at full scale), against the roof
+    # that binds
     printf '9_volumes\t12\tch09_3d --bench --size %s --mask-width %s\n' $volume $cubes
     # chapter 10: its scaling study alone (the table's CPU reference of K passes over 16384^2
     # would take minutes), K passes of a 5x5 mask on 1..N GPUs, every visible one

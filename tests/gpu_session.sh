@@ -1,6 +1,6 @@
 #!/bin/sh
-# gpu_session.sh: everything a GPU machine should confirm, in steps that fit the device tool's
-# ten-minute calls (used for the device runs recorded in the lessons and issue notes).
+# gpu_session.sh: everything a GPU machine should confirm before a change is trusted, in steps
+# of a few minutes each (a remote or batch GPU can run them one at a time), logs in one folder.
 #
 #   sh tests/gpu_session.sh LOG_DIR [STEP...]   steps: build test check grade mutants run report
 #                                               profiles

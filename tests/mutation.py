@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """mutation.py: `make mutation [CH=NN]` (GPU): how many bugs planted mechanically in the reference
-solutions' TODO blocks does each chapter's student battery catch? (issue #43)
+solutions' TODO blocks does each chapter's student battery catch?
 
   python3 tests/mutation.py [NN ...] [--jobs N] [--slots N] [--limit N] [--only ID,...] [--list]
                             [--build-only] [--keep]

@@ -11,10 +11,9 @@
 #    listing every GPU with JOBS slots; tests/gpu_slot.sh turns CTest's choice into
 #    CUDA_VISIBLE_DEVICES), so they spread over all GPUs.
 # Why: NCCL's kernels spin until their peer runs, and every other process on a GPU takes time
-# slices from them. Beside the whole suite on GPU 0, a two-GPU test of 2 s took up to 52 s and
-# make test 116 s on an H100 pair (2026-11-26). The GPUs are those CUDA_VISIBLE_DEVICES names
-# where it is set (CTest's GPU n is its n-th entry: WB_SUITE_GPUS), else every GPU nvidia-smi
-# lists. Both phases run; the exit code is non-zero if either failed.
+# slices from them: beside the whole suite on one GPU, a two-GPU test of 2 s can take 50 s. The
+# GPUs are those CUDA_VISIBLE_DEVICES names where it is set (CTest's GPU n is its n-th entry:
+# WB_SUITE_GPUS), else every GPU nvidia-smi lists. Both phases run; the exit code is non-zero if either failed.
 #
 # The order: CTest starts the tests that took longest last time first (its own record,
 # Testing/Temporary/CTestCostData.txt). A build that has none gets tests/test_costs.txt, the

@@ -25,13 +25,11 @@
  * rows, a pitch of 4 modulo 32 floats apart (164 with 16 outputs), fill the 32 banks exactly
  * once. The mask row loop is not unrolled (it is the only loop with a run-time bound); the
  * number of tap groups is a template parameter (1 to 8), and the last group's 1 to 4 taps a
- * warp-uniform switch, so no FMA meets a zero weight. Measured on the H100 at 31x31: the first
- * version (the whole window loaded first, taps rounded up to 4, tested at run time) ran at 67%
- * of the FP32 peak with 18% of its instructions not FMAs; this one at 77%, 80% since interior
- * tiles copy with no bounds test (below), 81% with 32 outputs a thread (launch), and 88% to 89%
- * with the weights read from the constant bank instead of shared memory as float4 broadcasts
- * (2026-11-27, with the outputs a thread launch picks now: 15x15 69% to 74.3-75.5%, 17x17 71%
- * to 77.8-78.7% across H100 hosts; the lesson's Deeper part has the steps).
+ * warp-uniform switch, so no FMA meets a zero weight. What each choice buys at 31x31 on an H100
+ * (% of the FP32 peak): exact tap groups instead of taps rounded up to 4 and tested at run
+ * time, 67 to 77; interior tiles copied with no bounds test, 80; 32 outputs a thread, 81; the
+ * weights from the constant bank instead of shared-memory float4 broadcasts, 88. The lesson's
+ * Deeper part walks through these steps.
  */
 #include "async_copy.cuh"
 #include "cuda_check.h"
@@ -232,12 +230,11 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
     if (pitch % 16 || (size_t)d_out % 16)
         wb_die(WB_EXIT_USAGE, "direct_large_launch: rows must be 16-byte aligned (pitch %zu)",
                pitch);
-    /* A thread's outputs by the mask's width, as measured on an H100 (random masks, 8192 x
-     * 8192, 2026-11-27, weights from the constant bank; % of the FP32 peak with 16 outputs and
-     * four blocks an SM / 32 and three): 15x15 74.3 / 73.3, 17x17 77.8 / 77.3, 19x19 79.4 /
-     * 80.9, 21x21 81.7 / 82.3, 25x25 83.6 / 86.1, 31x31 85.4 / 88.2 (24 outputs, three or four
-     * blocks, and 16 with five, were never the best). More outputs load fewer inputs per FMA;
-     * 32 need 80 registers, so three blocks an SM. */
+    /* A thread's outputs by the mask's width. More outputs load fewer inputs per FMA, but 32
+     * need 80 registers, so three blocks an SM instead of four: on an H100 (random masks,
+     * 8192 x 8192, % of the FP32 peak, 16 outputs against 32) 16 win up to 17x17 (77.8 against
+     * 77.3) and 32 from 19x19 (80.9 against 79.4) to 31x31 (88.2 against 85.4); 24 outputs,
+     * and 16 with five blocks, were never the best. */
     if (mask_w < WIDE_FROM)
         launch_groups<16, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h);
     else

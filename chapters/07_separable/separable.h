@@ -76,9 +76,9 @@ void direct_large_set_mask(const float *h_mask, int mask_w, int mask_h);
 void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                          int mask_w, int mask_h, int block);
 /* On the direct path, masks of at least DIRECT_LARGE_MIN_TAPS taps, and sizes chapter 06 has no
- * variant for, take direct_large; the others chapter 06's tuned kernel (measured on an H100,
- * 2026-11-27, % of the FP32 peak in one run: 13x13 chapter 06 74.9 against 71.0, 15x15
- * direct_large 75.3 against 74.6; chapter 06's variants are square). */
+ * variant for, take direct_large; the others chapter 06's tuned kernel: where the two cross on
+ * an H100 (% of the FP32 peak: 13x13 chapter 06 74.9 against 71.0, 15x15 direct_large 75.3
+ * against 74.6; chapter 06's variants are square). */
 #define DIRECT_LARGE_MIN_TAPS 225
 /* Up to this many taps memory binds both paths, and auto takes chapter 06's single pass over
  * the fused kernel's shared-memory round trip (measured on the H100, Gaussian, 8192 x 8192, % of

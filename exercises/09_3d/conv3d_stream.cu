@@ -311,10 +311,9 @@ static kernel_fit fit_of(kernel_fn kernel) {
 // depths at once scatter their reads over many planes: chunks are as long as the GPU allows.
 // With TMA, just enough chunks for a block on every SM. With cp.async, a mask of fewer than 64
 // weights (bound by bandwidth) wants many blocks in flight, about TARGET_BLOCKS, each issuing
-// its copies; a larger one (bound by arithmetic) one block in every slot of the GPU. Measured
-// on an H100 at 512^3 (256 blocks in x-y, earlier versions: three stages, one output a thread
-// along x): TMA's 3x3x3 at 79.9% of the copy in one chunk and 73.6% in 8; cp.async's 78.1% in
-// 8 and 74.5% in one; cp.async's 7x7x7 at 60.8% of the FMA peak in one chunk and 56.3% in 8.
+// its copies; a larger one (bound by arithmetic) one block in every slot of the GPU. On an
+// H100 at 512^3 (256 blocks in x-y) the wrong choice costs 5 to 8 % either way: TMA's 3x3x3 in
+// 8 chunks instead of one, cp.async's 3x3x3 in one instead of 8, cp.async's 7x7x7 in 8.
 static int chunk_length(long xy_blocks, int depth, int mask_weights, bool tma, int sms,
                         long slots) {
     const long wanted = tma ? sms : mask_weights < 64 ? TARGET_BLOCKS : slots;
@@ -381,11 +380,10 @@ void conv3d_stream_launch(const float *d_in, float *d_out, int width, int height
         wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: volume %dx%dx%d, mask %dx%dx%d (1..%d a side)",
                width, height, depth, mask_w, mask_h, mask_d, MAX_SIDE);
     const int cube = mask_w == mask_h && mask_h == mask_d ? mask_w : 0;
-    // On H100s at 512^3, earlier versions: four outputs a thread along y, not 8, for 3x3x3
-    // (0.473 against 0.508 ms) and not 2 for 5x5x5 (1.171 against 1.180, one along x). Two
-    // along x for 5x5x5 and 7x7x7 (RX): 0.828 to 0.722 ms (0.700 with the bound of one block,
-    // blocks_per_sm) and 2.126 to 1.999. 7x7x7 with four along y needs 254 registers, one block
-    // an SM, and ran 1.94 or 2.09 ms by host; two along y (two blocks an SM) ran 1.94 on both.
+    // Outputs a thread, each the fastest of its neighbours on an H100 at 512^3: 3x3x3 four
+    // along y (eight: 7 % slower); 5x5x5 four along y and two along x (one along x: 15 %
+    // slower); 7x7x7 two along y and two along x, two blocks an SM (four along y needs 254
+    // registers, one block an SM, and is no faster and less steady).
     switch (cube) {
     case 3: return launch<3, 3, 3>(d_in, d_out, width, height, depth, mask_w, mask_h);
     case 5: return launch<5, 5, 5, 2>(d_in, d_out, width, height, depth, mask_w, mask_h);
