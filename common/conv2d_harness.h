@@ -1,4 +1,4 @@
-/* conv2d_harness.h: the host program shared by the 2D chapters (05-08).
+/* conv2d_harness.h: the host program shared by the image chapters (05 to 08, and 10).
  *
  * Like conv1d_harness.h, for images: a chapter's driver describes its kernel(s) as
  * conv2d_variant entries and hands them, with its cli_spec, to conv2d_chapter_main():

@@ -1,4 +1,4 @@
-/* harness.h: what the 1D and 2D chapter programs (conv1d_harness.c, conv2d_harness.c) share:
+/* harness.h: what the chapter programs' harnesses (conv1d_, conv2d_, conv3d_harness.c) share:
  * start-up, the masks, the block rule, the loop that runs one configuration through every
  * kernel, how results are printed, and the final verdict.
  *

@@ -20,7 +20,6 @@
  * Expected values are worked out by hand (see the comments beside them) or come from a loop
  * written here independently; where the code is compared with itself (single-threaded against
  * OpenMP, 2D against 1D) that agreement is the property being tested.
- * Checks marked BUG fail on purpose: they expose a defect in common/ that is not fixed yet.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdir, link, dup, nanosleep under -std=c11 */
 
@@ -160,7 +159,8 @@ static void test_rng(void) {
 
     /* rng_uniform stays in [lo, hi) for ranges with and without exact float steps. In
      * [-1000, -999) the floats near hi are 2^-14 apart, so lo + (hi - lo) * unit rounds to hi
-     * for the top 2^-15 of units: BUG in data_gen.c rng_uniform (draw 9050 of seed 11 is -999). */
+     * for the top 2^-15 of units unless rng_uniform guards its upper end (draw 9050 of seed 11
+     * would be -999). */
     const float ranges[][2] = {
         {-1.0f, 1.0f}, {0.0f, 1.0f}, {-0.1f, 0.1f}, {2.5f, 7.0f}, {-1000.0f, -999.0f}};
     for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; ++k) {
@@ -188,7 +188,7 @@ static void test_rng(void) {
     CHECK(rng_uniform(&r, -1.0f, 1.0f) == 1.0f - 0x1p-23f);
     rng_init(&r, state);
     float top = rng_uniform(&r, 1.0f, 2.0f);
-    CHECK(top < 2.0f);                   /* BUG in data_gen.c rng_uniform: it returns hi here */
+    CHECK(top < 2.0f);                   /* rng_uniform must step back below hi here */
     rng_init(&r, splitmix_state_for(0)); /* and the smallest draw is lo exactly */
     CHECK(rng_uniform(&r, 1.0f, 2.0f) == 1.0f);
 
@@ -1574,8 +1574,8 @@ static void test_cli(void) {
     REFUSED(&spec_2d, "--mask-width", "--mask-width", "3x10");
     REFUSED(&spec_2d, "--mask-width", "--mask-width", "10");
     REFUSED(&spec_2d, "--mask-width", "--mask-width", "2x2:5");
-    /* A bare W in 2D means WxW, so it must respect the height limit too. BUG in cli.c
-     * parse_size: the height copied from W is never checked against max_h. */
+    /* A bare W in 2D means WxW, so it must respect the height limit too: parse_size checks the
+     * height it copies from W against max_h. */
     REFUSED(&spec_2d_wide, "--mask-width", "--mask-width", "7");
     REFUSED(&spec_2d_wide, "--mask-width", "--mask-width", "2:7");
     REFUSED(&spec_2d_wide, "--mask-width", "--mask-width", "3x6"); /* explicit H is checked */
