@@ -16,17 +16,35 @@ endif
 ifneq ($(filter clean,$(MAKECMDGOALS)),)
 .NOTPARALLEL:
 endif
+# A recipe that fails leaves no half-written target behind to pass for a built one next time.
+.DELETE_ON_ERROR:
+
+# ---- probes: once per build -------------------------------------------------------------------
+# What this machine has (libpng's flags, the GPU's architecture) is asked once: a recursive make
+# (make check, make grade's builds, the tests' copies of the tree) inherits the answers through
+# the environment instead of asking again at every parse.
+ifndef WB_MAKE_PROBED
+  export WB_MAKE_PROBED := yes
+  export WB_MAKE_PNG_FOUND := $(shell pkg-config --exists libpng 2>/dev/null && echo yes)
+  export WB_MAKE_PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
+  export WB_MAKE_PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
+  export WB_MAKE_GPU_SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | grep -E '^[0-9]+\.[0-9]+$$' | tr -d .)
+endif
 
 # ---- tools: say exactly what is missing ---------------------------------------------------------
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 NVCC_BIN := $(shell command -v $(NVCC) 2>/dev/null)
-CC := gcc
+# gcc unless make CC=... or the environment names another C compiler (make's own default, cc,
+# does not count: the OpenMP and warning flags below are gcc's and clang's).
+ifeq ($(origin CC),default)
+  CC := gcc
+endif
 GOALS := $(or $(MAKECMDGOALS),all)
 ifneq ($(filter-out help clean,$(GOALS)),)
   ifeq ($(NVCC_BIN),)
     $(error nvcc not found: install the CUDA Toolkit 12 or later (https://developer.nvidia.com/cuda-downloads; Debian 12's own nvidia-cuda-toolkit is 11.8, too old) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
   endif
-  ifneq ($(shell pkg-config --exists libpng 2>/dev/null && echo yes),yes)
+  ifneq ($(WB_MAKE_PNG_FOUND),yes)
     $(error libpng not found: install its development files (Debian/Ubuntu: apt-get install libpng-dev pkg-config; Fedora: dnf install libpng-devel pkgconf))
   endif
 endif
@@ -38,13 +56,13 @@ HAVE_NPP := $(and $(wildcard $(CUDA_HOME)/include/npp.h),$(wildcard $(CUDA_HOME)
 # runs on one GPU only, and says so when asked for more.
 NCCL_HOME := $(firstword $(foreach d,$(CUDA_HOME) /usr /usr/local,$(if $(wildcard $(d)/include/nccl.h),$(d))))
 HAVE_NCCL := $(and $(NCCL_HOME),$(wildcard $(NCCL_HOME)/lib64/libnccl.so $(NCCL_HOME)/lib/libnccl.so $(NCCL_HOME)/lib/*/libnccl.so $(NCCL_HOME)/targets/*/lib/libnccl.so))
-PNG_CFLAGS := $(shell pkg-config --cflags libpng 2>/dev/null)
-PNG_LIBS := $(shell pkg-config --libs libpng 2>/dev/null)
+PNG_CFLAGS := $(WB_MAKE_PNG_CFLAGS)
+PNG_LIBS := $(WB_MAKE_PNG_LIBS)
 
 # ---- GPU architecture ---------------------------------------------------------------------------
 # SM=90 wins; otherwise ask the GPU; without one, build machine code for the common data-centre
 # and desktop GPUs that CUDA 13 supports, plus PTX that newer GPUs can compile at load time.
-DETECTED_SM := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | grep -E '^[0-9]+\.[0-9]+$$' | tr -d .)
+DETECTED_SM := $(WB_MAKE_GPU_SM)
 ifdef SM
   ifeq ($(shell echo '$(SM)' | grep -E '^[0-9]+a?$$'),)
     $(error SM=$(SM) is not an architecture number: use e.g. SM=90 or SM=80)
@@ -64,6 +82,10 @@ LDLIBS := -Xcompiler -fopenmp $(PNG_LIBS) -lm
 # An unsolved exercise declares variables, takes parameters and offers helper functions that only
 # its TODO code uses: those warnings are silenced for exercise files alone.
 EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter,-Wno-unused-function
+# Each object's own header dependencies, written by the compiler beside it (X.dep) and read
+# below, so touching a header rebuilds what includes it and nothing else. (An exercise object
+# keeps its X.o.d, the grader's record of the files it read, and depends on every header.)
+DEPFLAGS = -MMD -MP -MF $(basename $@).dep
 
 # ---- the chapter registry ------------------------------------------------------------------
 # Every chapters/NN_*/ folder is a chapter and must have a chapter.mk, an exercises/ folder and,
@@ -74,6 +96,9 @@ EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter,-Wno-unuse
 CHAPTER_DIRS := $(patsubst chapters/%/,%,$(sort $(dir $(wildcard chapters/[0-9][0-9]_*/))))
 CHAPTERS := $(patsubst chapters/%/chapter.mk,%,$(wildcard $(CHAPTER_DIRS:%=chapters/%/chapter.mk)))
 HAVE_SOLUTIONS := $(wildcard solutions)
+# With solutions/, every earlier chapter's kernel a driver shows (WB_EARLIER, workbook.h) must be
+# linked: one missing fails the link with its name. A student's copy leaves them out on purpose.
+EARLIER_KERNELS := $(if $(HAVE_SOLUTIONS),-DWB_EARLIER_REQUIRED)
 KERNEL_DIRS := exercises $(if $(HAVE_SOLUTIONS),solutions)
 $(foreach c,$(filter-out $(CHAPTERS),$(CHAPTER_DIRS)),$(error chapters/$(c)/ has no chapter.mk: add its registry entry (README.md, "Adding a chapter")))
 $(foreach c,$(CHAPTERS),$(foreach d,$(KERNEL_DIRS),$(if $(wildcard $(d)/$(c)/*.cu),,$(error chapter $(c) has no kernel files in $(d)/$(c)/))))
@@ -101,6 +126,10 @@ $(1).link := $$(foreach l,$$(libs),$$(if $$(LIB_FOUND.$$(l)),$$(LIB_FLAGS.$$(l))
 $(1).defines := $$(foreach l,$$(libs),$$(if $$(LIB_FOUND.$$(l)),$$(LIB_DEFINE.$$(l))))
 endef
 $(foreach c,$(CHAPTERS),$(eval $(call READ_REGISTRY,$(c))))
+# A chapter uses what the chapters it names use, and so on: closed here, so each chapter.mk names
+# only the chapters it builds on directly (a cycle stops where it meets a chapter already seen).
+uses_closure = $(foreach u,$(filter-out $(2),$($(1).uses)),$(u) $(call uses_closure,$(u),$(2) $(1) $(u)))
+$(foreach c,$(CHAPTERS),$(eval $(c).uses := $(sort $(filter-out $(c),$(call uses_closure,$(c),$(c))))))
 
 COMMON_SRC := $(filter-out common/imginfo.c common/devinfo.c,$(wildcard common/*.c))
 COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
@@ -112,8 +141,8 @@ UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
 all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
 
-$(BUILD)/common/%.o: common/%.c $(wildcard common/*.h) | $(BUILD)/common
-	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/common/%.o: common/%.c | $(BUILD)/common
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The CPU reference runs on every test's data: -O3 keeps its vectorised sums in registers (2 to 3
 # times faster than -O2; common/reference.c says how it is written for that).
@@ -123,17 +152,17 @@ $(COMMON_LIB): $(COMMON_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/imginfo: common/imginfo.c $(COMMON_LIB)
-	$(CC) $(CFLAGS) $< $(COMMON_LIB) -o $@ $(PNG_LIBS) -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $< $(COMMON_LIB) -o $@ $(PNG_LIBS) -lm
 
 $(BUILD)/devinfo: common/devinfo.c $(COMMON_LIB)
-	$(CC) $(CFLAGS) $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt -lm
 
 # chapter 08's host arithmetic is compiled into its unit test
 $(BUILD)/tests/unit_streams: chapters/08_streams/budget.c chapters/08_streams/timeline.c \
     chapters/08_streams/budget.h chapters/08_streams/timeline.h
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
-	$(CC) $(CFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
 
 # One chapter: driver + kernel files, linked once with the solutions and once with the exercise;
 # both also link the reference kernels of the chapters it uses (when solutions/ is there).
@@ -155,19 +184,19 @@ used_objects = $(foreach c,$($(1).uses),$(call solution_objects,$(c)) $(call dri
 chapter_headers = $(foreach c,$(1) $($(1).uses),$(wildcard chapters/$(c)/*.h))
 chapter_includes = $(foreach c,$(1) $($(1).uses),-Ichapters/$(c))
 define CHAPTER_RULES
-$(BUILD)/$(1)/main.o: chapters/$(1)/main.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
-	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
-$(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/solution
-	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
+$(BUILD)/$(1)/main.o: chapters/$(1)/main.c | $(BUILD)/$(1)/driver
+	$(CC) $(CFLAGS) $$(DEPFLAGS) $($(1).defines) $(EARLIER_KERNELS) $(call chapter_includes,$(1)) -c $$< -o $$@
+$(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu | $(BUILD)/$(1)/solution
+	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
 # The solution under other names: every global symbol it defines gets the prefix wb_solution_,
 # so it links beside the student's file of the same names (the driver looks for them weakly).
 $(BUILD)/$(1)/renamed/%.o: $(BUILD)/$(1)/solution/%.o
 	@mkdir -p $$(@D)
 	objcopy $$$$(nm --defined-only -g $$< | awk '$$$$3 != "" { printf " --redefine-sym %s=wb_solution_%s", $$$$3, $$$$3 }') $$< $$@
-$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c $(call chapter_headers,$(1)) $(wildcard common/*.h) | $(BUILD)/$(1)/driver
-	$(CC) $(CFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
-$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu $(call chapter_headers,$(1)) $(wildcard common/*.h) $(wildcard common/*.cuh) | $(BUILD)/$(1)/driver
-	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
+$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c | $(BUILD)/$(1)/driver
+	$(CC) $(CFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
+$(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu | $(BUILD)/$(1)/driver
+	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(EXERCISE_BUILD)/$(1)/exercise/%.o $(EXERCISE_BUILD)/$(1)/exercise/%.o.d: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
 	@mkdir -p $$(@D)
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -MD -MF $$(@D)/$$*.o.d -c $$< -o $$(@D)/$$*.o
@@ -180,6 +209,7 @@ $(BUILD)/$(1)/solution $(BUILD)/$(1)/driver:
 all: $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(1)) $(BUILD)/ch$(1)_exercise $(addsuffix .d,$(call exercise_objects,$(1)))
 endef
 $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
+-include $(wildcard $(BUILD)/*.dep $(BUILD)/common/*.dep $(BUILD)/tests/*.dep $(BUILD)/*/*.dep $(BUILD)/*/*/*.dep)
 
 $(BUILD)/common $(BUILD)/tests $(BUILD)/out:
 	mkdir -p $@
@@ -216,37 +246,38 @@ run: all | $(BUILD)/out ## the main job: every chapter's run steps (chapters/NN_
 	echo "make run: done$${written:+; files written: $$written}"
 
 # ---- fuzzing (not part of make test) ------------------------------------------------------------
-# Each loader's libFuzzer target (tests/fuzz/fuzz_load.c), built with clang, AddressSanitizer and
-# UndefinedBehaviorSanitizer, seeded from the fixtures and data/, runs FUZZ_SECONDS; a finding is
-# saved as build/fuzz/crash_<target>-* and stops make fuzz.
-FUZZ_TARGETS := png npy mask_file mask3d_file volume_npy cli
+# One libFuzzer target per loader and per command line (tests/fuzz/fuzz_load.c lists them), built
+# with clang, AddressSanitizer and UndefinedBehaviorSanitizer, and with WB_FUZZ_BUILD defined: in
+# that build alone libpng's CRC checks are off (image_io.c). tests/fuzz/fuzz.sh seeds each from the
+# fixtures, data/ or tests/fuzz/*.seeds, runs it FUZZ_SECONDS (FUZZ_JOBS targets at a time),
+# prints one row per target (executions, edges covered, corpus, findings) and fails when any found
+# something, saved as build/fuzz/crash_<target>-*. Everything it writes is under build/fuzz/.
+# The chapters' option targets parse with their drivers' own spec (streams_cli.c, multi_gpu_cli.c),
+# which calls common/conv2d_harness.c: the rest of common/ then comes, uninstrumented, from the
+# workbook's library, with the CUDA runtime (never started) and OpenMP it links.
+FUZZ_TARGETS ?= png npy mask_file mask3d_file volume_npy cli ch08_options ch10_options
 FUZZ_SECONDS ?= 60
-FUZZ_SOURCES := $(addprefix common/,workbook.c image_io.c masks.c masks3d.c volumes.c cli.c data_gen.c safe_output.c)
-FUZZ_SEEDS.png := $(wildcard tests/fixtures/*.png data/patterns/*.png)
-FUZZ_SEEDS.npy := $(wildcard tests/fixtures/*.npy data/signals/*.npy)
-FUZZ_SEEDS.mask_file := $(wildcard tests/fixtures/mask_*.txt data/masks/*.txt)
-FUZZ_SEEDS.mask3d_file := $(wildcard tests/fixtures/mask3d_*.txt)
-FUZZ_SEEDS.volume_npy := $(wildcard tests/fixtures/volume_*.npy)
+FUZZ_JOBS ?= 1
+FUZZ_SOURCES := $(addprefix common/,workbook.c image_io.c masks.c masks3d.c volumes.c cli.c data_gen.c safe_input.c safe_output.c)
+FUZZ_CHAPTER.ch08_options := chapters/08_streams/streams_cli.c
+FUZZ_CHAPTER.ch10_options := chapters/10_multi_gpu/multi_gpu_cli.c
+FUZZ_INCLUDES.ch08_options := $(call chapter_includes,08_streams)
+FUZZ_INCLUDES.ch10_options := $(call chapter_includes,10_multi_gpu)
+FUZZ_WITH_LIBRARY := $(COMMON_LIB) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt \
+  $(shell $(CC) -print-file-name=libgomp.so 2>/dev/null)
 CLANG := $(shell command -v clang 2>/dev/null)
+$(BUILD)/fuzz/fuzz_ch08_options: $(FUZZ_CHAPTER.ch08_options) $(call chapter_headers,08_streams) $(COMMON_LIB)
+$(BUILD)/fuzz/fuzz_ch10_options: $(FUZZ_CHAPTER.ch10_options) $(call chapter_headers,10_multi_gpu) $(COMMON_LIB)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_load.c $(FUZZ_SOURCES) $(wildcard common/*.h)
+	@if [ -z "$(CLANG)" ]; then echo "clang not found: make fuzz needs it (Debian/Ubuntu: apt-get install clang)"; exit 1; fi
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -DFUZZ_$(shell echo $* | tr a-z A-Z) -Icommon $(PNG_CFLAGS) $< $(FUZZ_SOURCES) -o $@ $(PNG_LIBS) -lm
+	  -DWB_FUZZ_BUILD -DFUZZ_$(shell echo $* | tr a-z A-Z) -Icommon $(FUZZ_INCLUDES.$*) \
+	  -I$(CUDA_HOME)/include $(PNG_CFLAGS) $< $(FUZZ_SOURCES) $(FUZZ_CHAPTER.$*) -o $@ \
+	  $(if $(FUZZ_CHAPTER.$*),$(FUZZ_WITH_LIBRARY)) $(PNG_LIBS) -lm
 
-fuzz: ## FUZZ_SECONDS=60: fuzz every loader (clang, libFuzzer, sanitizers); not in make test
-	@if [ -z "$(CLANG)" ]; then echo "clang not found: make fuzz needs it (Debian/Ubuntu: apt-get install clang)"; exit 1; fi
-	@$(MAKE) -s $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
-	@for t in $(FUZZ_TARGETS); do \
-	  corpus=$(BUILD)/fuzz/corpus_$$t; mkdir -p $$corpus; \
-	  case $$t in png) seeds="$(FUZZ_SEEDS.png)";; npy) seeds="$(FUZZ_SEEDS.npy)";; \
-	    mask_file) seeds="$(FUZZ_SEEDS.mask_file)";; mask3d_file) seeds="$(FUZZ_SEEDS.mask3d_file)";; \
-	    volume_npy) seeds="$(FUZZ_SEEDS.volume_npy)";; *) seeds=;; esac; \
-	  [ -z "$$seeds" ] || cp $$seeds $$corpus/; \
-	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 -max_len=65536 \
-	    -artifact_prefix=$(BUILD)/fuzz/crash_$$t- $$corpus > $(BUILD)/fuzz/fuzz_$$t.log 2>&1 || \
-	    { tail -30 $(BUILD)/fuzz/fuzz_$$t.log; echo "make fuzz: fuzz_$$t found a problem (log: $(BUILD)/fuzz/fuzz_$$t.log)"; exit 1; }; \
-	  echo "make fuzz: fuzz_$$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second' $(BUILD)/fuzz/fuzz_$$t.log), no finding"; \
-	done
+fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%) ## FUZZ_SECONDS=60 FUZZ_JOBS=1: fuzz every loader and command line (clang, libFuzzer); not in make test
+	@sh tests/fuzz/fuzz.sh "$(CURDIR)" $(BUILD)/fuzz "$(FUZZ_SECONDS)" "$(FUZZ_JOBS)" $(FUZZ_TARGETS)
 
 CTEST := $(shell command -v ctest 2>/dev/null)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -69,8 +69,9 @@ int npy_save_f32(const char *path, const float *data, int ndim, const size_t *sh
 
 /* Reads a .npy holding '<f4' or '<f8' data in C order; float64 is converted to float32. On
  * success *data is malloc'ed (caller frees; at least one float even for a zero-sized shape),
- * *ndim and shape[0..ndim-1] describe it. A payload shorter or longer than the header declares
- * is an error; so is a shape of more than 2^31 elements. */
+ * *ndim and shape[0..ndim-1] describe it. A shape of more than 2^30 elements (more than any
+ * program takes) is an error, and so is a payload shorter or longer than the shape's bytes; both
+ * are found from the header and the file's size, before the array is allocated. */
 int npy_load_f32(const char *path, float **data, int *ndim, size_t shape[NPY_MAX_DIMS], char *err);
 
 #ifdef __cplusplus

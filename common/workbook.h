@@ -61,11 +61,16 @@ void wb_set_program_name(const char *name);
 const char *wb_program_name(void);
 
 /* For chapter drivers (C only; GCC and Clang). WB_EARLIER(f): an earlier chapter's kernel
- * function, shown beside this chapter's; absent (a null pointer) in a student's copy without
- * solutions/. WB_SOLUTION_OF(f): this chapter's reference solution of f, linked as
- * wb_solution_f only by the grader (Makefile WITH_SOLUTION=1), else a null pointer. A kernel whose
- * launch is null is skipped without a word. */
+ * function, shown beside this chapter's: required where solutions/ is (the Makefile defines
+ * WB_EARLIER_REQUIRED, so a chapter whose registry leaves it out fails to link, naming f);
+ * absent (a null pointer, the kernel skipped without a word) in a student's copy.
+ * WB_SOLUTION_OF(f): this chapter's reference solution of f, linked as wb_solution_f only by the
+ * grader (Makefile WITH_SOLUTION=1), else a null pointer. */
+#ifdef WB_EARLIER_REQUIRED
+#define WB_EARLIER(name) extern __typeof__(name) name
+#else
 #define WB_EARLIER(name) extern __typeof__(name) name __attribute__((weak))
+#endif
 #define WB_SOLUTION_OF(name) extern __typeof__(name) wb_solution_##name __attribute__((weak))
 
 /* Prints "<program>: <formatted message>\n" on stderr and exits with `code`. */

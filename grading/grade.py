@@ -399,6 +399,10 @@ class Book:
                 die(f"{rubric_path}: line {number_}: not 'NN group points regex' or "
                     f"'NN speed points full zero' (NN a chapter): {line[:80]}")
             self.rubric.append(f)
+        for c in graded:  # a chapter with nothing to score would grade as 0 / 0 for everyone
+            if not any(f[0] == c[:2] and f[1] != "speed" for f in self.rubric):
+                die(f"{rubric_path}: no line scores chapter {c[:2]} (it would grade 0 / 0): add "
+                    "its groups, or grade the others with GRADE_CHAPTERS")
         self.patterns = [f[3] for f in self.rubric if f[1] != "speed"]
         self.hidden = []
         if hidden_path:

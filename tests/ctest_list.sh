@@ -224,6 +224,8 @@ grade_refuses submission_missing "SUBMISSION '$fixtures/no_such_student' is not 
     "$fixtures/no_such_student" "" 2
 grade_refuses both_given "give SUBMISSION or SUBMISSIONS, not both" "$fixtures" "$fixtures" 2
 grade_refuses submission_in_solutions "lies in the workbook's solutions/" "$root/solutions" "" 2
+grade_refuses rubric_lacks_chapter "rubric_small.txt: no line scores chapter 03" "$fixtures" "" 2 \
+    WB_GRADE_RUBRIC="$fixtures/rubric_small.txt" GRADE_CHAPTERS="01 03"
 # The gate's rules on the solutions' objects and one attack per rule (no compiler needed).
 add grade_gate "cpu;grading" python3 "$root/tests/grade_gate.py" "$root"
 # What the grader believes of a run: stand-in programs printing verdicts and times.
@@ -291,6 +293,26 @@ usage_error mask_file_device "mask file '/dev/zero' is a character device" timeo
 usage_error mask_file_too_large "more than a valid one can hold" sh -c \
     'rm -f "$1" && truncate -s 65M "$1" && shift && exec timeout 20 "$@"' sh "$b/tests/huge_mask.txt" \
     "$ch01" --mask-file "$b/tests/huge_mask.txt"
+# npy_claims NAME PATTERN FILE SHAPE LENGTH COMMAND...: a float32 .npy of SHAPE (its header 128
+# bytes), made LENGTH bytes long by truncate (sparse: no data blocks), given to COMMAND under a
+# 400 MiB address-space limit, so that allocating what the shape claims would fail another way;
+# the file is removed after.
+npy_claims() {
+    name=$1 pattern=$2 made=$3 shape=$4 length=$5
+    shift 5
+    usage_error "$name" "$pattern" sh -c 'f=$1 && printf "\223NUMPY\001\000v\000%-117s\n" "$2" >"$f" &&
+    truncate -s "$3" "$f" || exit 1; shift 3; (ulimit -v 409600 && exec timeout 20 "$@"); rc=$?
+    rm -f "$f"; exit $rc' sh "$made" "{'descr': '<f4', 'fortran_order': False, 'shape': $shape, }" \
+        "$length" "$@"
+}
+# Shape (1, 2^31) in a file as long as it claims (8 GiB): over what any program takes.
+npy_claims npy_sparse_over_limit "sparse_over_limit.npy' has a bad .npy header: a 'shape' dimension is over 2\^30" \
+    "$b/tests/sparse_over_limit.npy" "(1, 2147483648)" $((128 + 8589934592)) \
+    "$ch05" --input "$b/tests/sparse_over_limit.npy"
+# Shape (2^30,) in a file that holds 1 MiB of data: 4 GiB claimed, refused on the file's size.
+npy_claims npy_sparse_short "sparse_short.npy' is truncated: shape \(1073741824,\) of '<f4' needs 4294967296 bytes of data, the file holds 1048576 after its 128-byte header" \
+    "$b/tests/sparse_short.npy" "(1073741824,)" $((128 + 1048576)) \
+    "$ch01" --input "$b/tests/sparse_short.npy"
 usage_error output_device "'/dev/null' is a character device, not a regular file" "$ch05" --output /dev/null
 usage_error output_folder "is a folder, not a regular file" "$ch05" --output "$b/tests"
 usage_error output_no_folder "there is no folder" "$ch05" --output "$b/tests/no_such_folder/out.png"
@@ -318,6 +340,7 @@ add output_keeps_mode "cpu" sh -c 'rm -f "$1" && : >"$1" && chmod 600 "$1" &&
 # ---- the chapter registry (CPU) ---------------------------------------------------------------
 add registry_new_chapter "cpu" "$root/tests/registry_check.sh" new "$root"
 add registry_refuses_unknown "cpu" "$root/tests/registry_check.sh" unknown "$root"
+add registry_uses_closed "cpu" "$root/tests/registry_check.sh" uses "$root"
 
 # ---- chapters --------------------------------------------------------------------------------
 # Each chapter gets: the drift and help tests, the battery of its dimension (battery_<D>d.sh,

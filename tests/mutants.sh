@@ -159,8 +159,9 @@ mutant $ch09 's/if (done >= z0 \&\& done < z_end \&\& x < width)/if (done >= z0 
 mutant $ch09 's/acc\[MD - 1\]\[r\]\[c\] = 0.0f;/{}/' z-march \
     "ch09: the queue's new slot not cleared" env WB_CONV3D_Z_CHUNK=5 $check09
 # Plane 0 fetched as a ghost plane (zeros): the slices within mask_d/2 of z = 0 are wrong. The
-# planes go through cp.async here (TMA fills its own zeros).
-mutant $ch09 's/const bool plane_inside = z >= 0 \&\& z < depth;/const bool plane_inside = z > 0 \&\& z < depth;/' \
+# planes go through cp.async here (TMA fills its own zeros); the fetcher is the chapter's
+# (chapters/09_3d/conv3d_stream_tiles.cuh), a bug there shows through the student's kernel.
+mutant chapters/09_3d/conv3d_stream_tiles.cuh 's/const bool plane_inside = z >= 0 \&\& z < depth;/const bool plane_inside = z > 0 \&\& z < depth;/' \
     z-halo "ch09: the first plane read as a ghost plane" env WB_CONV3D_NO_TMA=1 $check09
 ch08=solutions/08_streams/strips.cu
 check08="build/ch08_streams --check --own-kernels --size 1000x777,300x1,1x300 --mask-width 1:15,4x2,2x6"

@@ -9,6 +9,10 @@
 #                                           the test generator with a message: a chapter with no
 #                                           entry, a folder with no chapter.mk, an unknown key, a
 #                                           dimension with no battery
+#   tests/registry_check.sh uses ROOT      `uses` is closed by the build (03 naming 02 alone still
+#                                           links 01's kernel), and a chapter whose registry
+#                                           leaves out a kernel its driver shows fails to link,
+#                                           naming it (chapter 02 with no uses: conv1d_basic_launch)
 # Works in a temporary copy (removed on exit); needs the built chapter 01 program in ROOT/build.
 set -u
 mode=$1 root=$2
@@ -91,5 +95,26 @@ unknown)
     expect_refusal "is 4-D, and there is no" sh "$gen" "$tmp" 98_spacetime
     echo "registry_check: PASS"
     ;;
-*) fail "mode must be new or unknown, not '$mode'" ;;
+uses)
+    # Chapters 01 to 03 as built (timestamps kept): only the links below run.
+    for built in 01_basic_1d 02_constant_mask 03_tiled_halo; do
+        [ -d "$root/build/$built" ] || fail "$root/build/$built is not built (run make)"
+        cp -a "$root/build/$built" "$tmp/build/"
+    done
+    printf 'uses = 02_constant_mask
+sanitizers = memcheck
+' >"$tmp/chapters/03_tiled_halo/chapter.mk"
+    make -s -C "$tmp" SM=80 build/ch03_tiled_halo >"$tmp/build.log" 2>&1 ||
+        { cat "$tmp/build.log"; fail "chapter 03 naming 02 alone does not link"; }
+    nm "$tmp/build/ch03_tiled_halo" | grep -q ' T conv1d_basic_launch$' ||
+        fail "chapter 03 naming 02 alone lacks chapter 01's kernel"
+    echo "registry_check: chapter 03 naming 02 alone links 02's and 01's kernels"
+    printf 'uses =
+sanitizers = memcheck
+' >"$tmp/chapters/02_constant_mask/chapter.mk"
+    expect_refusal "undefined reference to .conv1d_basic_launch" \
+        make -s -C "$tmp" SM=80 build/ch02_constant_mask
+    echo "registry_check: PASS"
+    ;;
+*) fail "mode must be new, unknown or uses, not '$mode'" ;;
 esac

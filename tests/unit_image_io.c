@@ -793,7 +793,7 @@ static void test_npy_roundtrip(void) {
     float one = 1.0f;
     path_of(path, "save_refused.npy");
     CHECK(npy_save_f32(path, &one, NPY_MAX_DIMS + 1, big, err) == -1 && strstr(err, path));
-    CHECK(npy_save_f32(path, &one, 3, big, err) == -1 && strstr(err, "2^31"));
+    CHECK(npy_save_f32(path, &one, 3, big, err) == -1 && strstr(err, "2^30"));
     CHECK(npy_save_f32(path, NULL, 1, big, err) == -1 && strstr(err, path));
     CHECK(!file_exists(path));
     path_of(path, "no_such_dir/x.npy");
@@ -955,20 +955,46 @@ static void test_npy_bad_input(void) {
           0);
     expect_npy_failure(path, "after", __LINE__);
 
-    /* Shapes: over 2^31 elements in all or in one dimension; exactly 2^31 passes the count
-     * check and is refused because the file does not hold 8 GiB. */
+    /* Shapes: over 2^30 elements (the most any program takes) in all or in one dimension;
+     * exactly 2^30 passes the count check and is refused because the file does not hold 4 GiB. */
     CHECK(write_npy_raw(path_of(path, "absurd.npy"), 1,
                         NPY_DICT("<f4", "False", "(100000, 100000)"), 1, f, 16) == 0);
-    expect_npy_failure(path, "2^31", __LINE__);
+    expect_npy_failure(path, "2^30", __LINE__);
     CHECK(write_npy_raw(path_of(path, "absurd_dim.npy"), 1,
                         NPY_DICT("<f4", "False", "(0, 99999999999999999999999)"), 1, f, 0) == 0);
-    expect_npy_failure(path, "2^31", __LINE__);
+    expect_npy_failure(path, "2^30", __LINE__);
     CHECK(write_npy_raw(path_of(path, "just_over.npy"), 1,
-                        NPY_DICT("<f4", "False", "(2147483649,)"), 1, f, 16) == 0);
-    expect_npy_failure(path, "2^31", __LINE__);
-    CHECK(write_npy_raw(path_of(path, "at_limit.npy"), 1, NPY_DICT("<f4", "False", "(2147483648,)"),
+                        NPY_DICT("<f4", "False", "(1073741825,)"), 1, f, 16) == 0);
+    expect_npy_failure(path, "2^30", __LINE__);
+    CHECK(write_npy_raw(path_of(path, "over_in_all.npy"), 1,
+                        NPY_DICT("<f4", "False", "(2, 536870913)"), 1, f, 16) == 0);
+    expect_npy_failure(path, "more than 2^30 elements", __LINE__);
+    CHECK(write_npy_raw(path_of(path, "at_limit.npy"), 1, NPY_DICT("<f4", "False", "(1073741824,)"),
                         1, f, 16) == 0);
-    expect_npy_failure(path, "needs 8589934592 bytes", __LINE__);
+    expect_npy_failure(path, "needs 4294967296 bytes of data, the file holds 16 after its",
+                       __LINE__);
+
+    /* Sparse files (truncate: no data blocks, any length), refused from the header and the
+     * file's size before the array is allocated. Shape (1, 2^31) as long as it claims: over the
+     * limit. 2^30 float64 in a file that holds 1 MiB after its header: too short. Under a 1 GiB
+     * address-space limit, so that an attempt to allocate the array would fail another way. */
+    struct rlimit was;
+    CHECK(getrlimit(RLIMIT_AS, &was) == 0);
+    struct rlimit capped = {was.rlim_max < ((rlim_t)1 << 30) ? was.rlim_max : (rlim_t)1 << 30,
+                            was.rlim_max};
+    CHECK(setrlimit(RLIMIT_AS, &capped) == 0);
+    CHECK(write_npy_raw(path_of(path, "sparse_full.npy"), 1,
+                        NPY_DICT("<f4", "False", "(1, 2147483648)"), 1, f, 0) == 0);
+    CHECK(truncate(path, 128 + ((off_t)1 << 33)) == 0);
+    expect_npy_failure(path, "a 'shape' dimension is over 2^30", __LINE__);
+    CHECK(remove(path) == 0);
+    CHECK(write_npy_raw(path_of(path, "sparse_short.npy"), 1,
+                        NPY_DICT("<f8", "False", "(1073741824,)"), 1, f, 0) == 0);
+    CHECK(truncate(path, 128 + (1 << 20)) == 0);
+    expect_npy_failure(path, "needs 8589934592 bytes of data, the file holds 1048576 after its "
+                             "128-byte header", __LINE__);
+    CHECK(remove(path) == 0);
+    CHECK(setrlimit(RLIMIT_AS, &was) == 0);
     CHECK(write_npy_raw(path_of(path, "negative.npy"), 1, NPY_DICT("<f4", "False", "(-1,)"), 1, f,
                         16) == 0);
     expect_npy_failure(path, "integer", __LINE__);

@@ -28,52 +28,14 @@
 #include "data_gen.h"
 #include "harness.h"
 #include "masks.h"
+#include "multi_gpu_cli.h"
 #include "ranks.h"
 #include "slab_engine.h"
 #include "timing.h"
 
 WB_SOLUTION_OF(exchange_halos);
 
-enum { MAX_ITERATIONS = 100000 };
-
-/* ---- the chapter's own options -------------------------------------------------------------- */
-
-static const struct cli_extra_option extras[] = {
-    {"--gpus", 1, "N  GPUs to split the image over, 1 to 64 (default: every visible one; with a "
-                  "launcher, one per process)"},
-    {"--slabs", 1, "N  slabs to cut the image into, 1 to 64 (default: one a GPU); slabs beyond "
-                   "the GPUs share them, so one GPU can check the exchange"},
-    {"--iterations", 1, "K  passes of the mask, 1 to 100000 (default 1)"},
-    {"--scaling", 0, "the scaling study alone, on generated images: no table, no CPU reference "
-                     "(each strong split is checked against one GPU, bit for bit)"},
-    {NULL, 0, NULL}};
-
-static struct {
-    int gpus;  /* 0: every visible GPU */
-    int slabs; /* 0: one a GPU */
-    int iterations;
-    int scaling; /* --scaling: the study alone */
-} chapter = {0, 0, 1, 0};
-
-static int whole_number(const char *option, const char *value, long lo, long hi, int *out,
-                        char *err) {
-    long long v;
-    const int rc = wb_parse_whole(value, lo, hi, &v);
-    if (rc == -1)
-        return wb_error(err, "%s: '%s' is not a whole number (%s)", option, value, WB_NUMBER_RULE);
-    if (rc) return wb_error(err, "%s: %s is out of range (%ld to %ld)", option, value, lo, hi);
-    *out = (int)v;
-    return 0;
-}
-
-static int take_option(void *context, const char *name, const char *value, char *err) {
-    (void)context;
-    if (!strcmp(name, "--scaling")) return chapter.scaling = 1, 0;
-    if (!strcmp(name, "--gpus")) return whole_number(name, value, 1, SLABS_MAX, &chapter.gpus, err);
-    if (!strcmp(name, "--slabs"))
-        return whole_number(name, value, 1, SLABS_MAX, &chapter.slabs, err);
-    return whole_number(name, value, 1, MAX_ITERATIONS, &chapter.iterations, err);
-}
+static struct chapter_options chapter; /* multi_gpu_cli_spec sets its defaults */
 
 /* ---- the GPUs: this process's, and the processes' ------------------------------------------- */
 
@@ -419,13 +381,7 @@ static int study(const struct cli_options *opt, int width, int height, const str
 }
 
 int main(int argc, char **argv) {
-    struct cli_spec spec = conv2d_standard_spec(
-        "ch10_multi_gpu", "a mask applied K times to one image in slabs over several GPUs",
-        SLAB_MAX_SIDE);
-    spec.block_usage = "ignored by the slab kernel (its blocks are 32 x 8 threads); accepted";
-    spec.extras = extras;
-    spec.parse_extra = take_option;
-    spec.several_streams = 1; /* the trade beside the interior pass: a queue each */
+    struct cli_spec spec = multi_gpu_cli_spec(&chapter); /* the 2D options and chapter 10's */
     struct cli_options opt;
     if (harness_start(argc, argv, &spec, BLOCK_ANY, &opt) == 1) return WB_EXIT_PASS;
     slab_engine_nccl_defaults();
