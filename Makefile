@@ -285,10 +285,9 @@ define NEED_CTEST
 @if [ -z "$(CTEST)" ]; then echo "ctest not found: install CMake, which provides it (Debian/Ubuntu: apt-get install cmake; or pip install cmake)"; exit 1; fi
 endef
 
-# make test's jobs: JOBS where given, else one per core up to 32. On a host of four H100s with 64
-# cores (2026-11-27), 64 jobs at once made tests of 1 s take up to 62 s (their time limit is 60)
-# and the grader's self-test 79 to 98 s; with 32 those took 1 to 2 s and 24 to 27 s, and make
-# test 96.6 and 107.5 s (on an H100 pair, 32 cores, 75.3 s).
+# make test's jobs: JOBS where given, else one per core up to 32. Past 32, GPU processes crowd
+# the GPUs more than the cores help: with 64 at once on a host of four H100s, tests of 1 s took
+# up to 62 s (past their time limit of 60); with 32, 1 to 2 s.
 TEST_JOBS := $(if $(filter file,$(origin JOBS)),$(shell n=$(JOBS); [ "$$n" -gt 32 ] && n=32; echo $$n),$(JOBS))
 test: all ## CPU tests, solution tests, exercise guards (GPU tests skip, exit 77, without a GPU)
 	$(NEED_CTEST)

@@ -13,23 +13,19 @@
 # points it at a submission's build), WB_LIST_FORMAT=tsv (one line per test for the grader:
 # name, labels, time limit, threads, then the command, shell-quoted).
 #
-# Threads and time limits (DESIGN.md, "Tests: threads and time limits"): every GPU test runs its
+# Threads and time limits: every GPU test runs its
 # CPU reference on $threads OpenMP threads (1, or HEAVY_THREADS for the tests marked heavy) and
 # tells CTest so (PROCESSORS), so CTest never runs more threads than `ctest -j` allows; idle
 # OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE). Every GPU test has a time
 # limit: the program's own watchdog (WB_TIME_LIMIT_S) stops it with a message naming the likely
 # cause, and CTest's TIMEOUT, a little later, catches anything the watchdog cannot.
-# What bounds `make test`: starting GPU processes (measured on H100s, 2026-11-23 to 26). A CUDA
-# context took about 0.2 s of work that parallel processes cannot overlap (16 bare contexts at
-# once: 3.6 s), most of it the driver making the context's 8 hardware queues; with one queue
-# (device_one_queue, which every program but chapters 08 and 10 asks for) 16 took 1.2 s. So the
-# way down has been fewer GPU processes (the reference's lengths, blocks, named masks and PNGs run
-# in one process each; the tests of written files run with the first chapter of each dimension)
-# and cheaper ones. make test on one H100 (16 jobs): 372 s, 115 s, 78 s (463 tests), 96 s with
-# chapters 08 to 10 (653 tests), 73 s with one queue (2026-11-26). On an H100 pair, two phases
-# (tests/run_suite.sh): 95 to 105 s with 8 queues, 71.5 and 78.8 s with one (phase 1: 16 to
-# 17 s; phase 2: 55 to 61 s). Each test's time grows with how many run at once, so the wall time
-# is about the tests' seconds x PROCESSORS over the jobs.
+# What bounds `make test`: starting GPU processes. A CUDA context costs about 0.2 s of work that
+# parallel processes cannot overlap, most of it the driver making the context's 8 hardware
+# queues; with one queue (device_one_queue, which every program but chapters 08 and 10 asks for)
+# about a third of that. So the list keeps GPU processes few (the reference's lengths, blocks,
+# named masks and PNGs run in one process each; the tests of written files run with the first
+# chapter of each dimension) and cheap. Each test's time grows with how many run at once, so the
+# wall time is about the tests' seconds x PROCESSORS over the jobs.
 # Sections: helpers, common-module tests, command-line errors, then one block per chapter.
 root=$1
 chapters=$2
@@ -44,12 +40,11 @@ SANITIZER_LIMIT_S=240 # compute-sanitizer slows a program down 10-100 times
 threads=1 limit=$TIME_LIMIT_S
 # cost: CTest's COST for the tests that take several of its slots; CTest starts the highest first
 # (until a run has left its own measurements in build/Testing/Temporary/CTestCostData.txt) and
-# fills the slots left over with one-slot tests. Measured on an H100 (2026-11-23): with all of
-# them equal, chapter 06's sweep (about 35 s) started at 54 s and ended the run at 91 s; with the
-# longest first and nothing else, the multi-slot tests took all 16 slots for 36 s, the one-slot
-# tests then crowded the GPU together, and the run took 111 s. So: the three longest start at
-# once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests (50) follow as slots free up, and
-# one-slot tests keep running beside them all along.
+# fills the slots left over with one-slot tests. With all of them equal, chapter 06's sweep (about
+# 35 s) starts late and ends the run; with the longest first and nothing else, the multi-slot
+# tests take every slot at once and the one-slot tests then crowd the GPU together. So: the three
+# longest start at once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests (50) follow as
+# slots free up, and one-slot tests keep running beside them all along.
 cost=
 # visible: what the GPU tests of the battery see (CUDA_VISIBLE_DEVICES, from the registry's
 # battery_gpus; empty: every GPU). lock: a CTest RESOURCE_LOCK, so that tests holding the same
@@ -254,6 +249,8 @@ add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || e
     for rule in ":3: a measured number" "no table with a \"yours\"" "does not say \"Measured on" "no \"## Deeper\""; do
         printf "%s\n" "$out" | grep -qF "$rule" || { echo "not caught: $rule"; exit 1; }; done' \
     "$root/tests/lesson_structure.sh" "$fixtures/lesson_bad.md"
+# The code, scripts and lessons' core paths state the design: no dates, no commit hashes.
+add no_history "cpu" sh "$root/tests/no_history.sh" "$root"
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
