@@ -7,7 +7,9 @@
 # what ran, some tests skipped: chapter 10 on one GPU) or failing
 # according to `make check CH=NN`'s last verdict on exactly these files (build/check/NN/verdict
 # holds a checksum of them); a chapter edited since its last check is checked now (make check),
-# where there is a GPU, or reported as not checked where there is none.
+# where there is a GPU, or reported as not checked where there is none (and as compiling, when
+# `make compile CH=NN` last compiled exactly these files). "next" is the first chapter neither
+# solved nor, without a GPU to check it, written.
 root=$1 chapters=$2 exercises=$3 jobs=$4
 cd "$root" || exit 2
 has_gpu=0
@@ -19,7 +21,7 @@ written() {
          inside && !/^[ \t]*(\/\/.*)?$/ { n++ } END { print n + 0 }' "$@"
 }
 next=
-solved=0 total=0
+solved=0 total=0 unchecked=0
 for chapter in $chapters; do
     nn=${chapter%%_*}
     total=$((total + 1))
@@ -40,18 +42,26 @@ for chapter in $chapters; do
         elif grep -q "^failing $sum " "$verdict_file" 2>/dev/null; then
             hint=$(sed -n "s/^failing $sum //p" "$verdict_file" | sed 's/^ *//')
             state="failing${hint:+: $hint}"
+        elif [ $has_gpu -eq 0 ] && grep -q "^compiled $sum$" "build/check/$nn/compiled" 2>/dev/null; then
+            state="written, compiles, not checked (no GPU here: run make check CH=$nn on a GPU machine)"
         elif [ $has_gpu -eq 0 ]; then
-            state="written, not checked (no GPU here: run make check CH=$nn on a GPU machine)"
+            state="written, not checked (no GPU here: make compile CH=$nn compiles it; make check CH=$nn on a GPU machine)"
         else
             state="written, not checked (make check CH=$nn did not finish: run it to see why)"
         fi
     fi
-    case $state in solved) solved=$((solved + 1)) ;; *) [ -n "$next" ] || next=$nn ;; esac
+    case $state in
+    solved) solved=$((solved + 1)) ;;
+    "written, "*"no GPU here"*) unchecked=$((unchecked + 1)) ;;
+    *) [ -n "$next" ] || next=$nn ;;
+    esac
     printf '  %-22s %s\n' "$chapter" "$state"
 done
 echo "progress: $solved of $total chapters solved"
 if [ -n "$next" ]; then
     echo "next: chapter $next: read chapters/$(printf '%s\n' $chapters | grep "^$next")/README.md, edit $exercises/$(printf '%s\n' $chapters | grep "^$next")/, then make check CH=$next"
+elif [ $unchecked -gt 0 ]; then
+    echo "next: every chapter is solved or written; check the $unchecked written ones with make check CH=NN on a GPU machine"
 else
     echo "next: every chapter is solved; make run shows them all on the standard workloads"
 fi

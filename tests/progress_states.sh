@@ -6,7 +6,9 @@
 # Builds an exercises folder in SCRATCH_DIR where chapter 01 is solved (the solution's file),
 # chapter 03 is written but wrong (the solution with its left halo loaded one place off) and the
 # other chapters are untouched. Requires the right state on each line and "next" to name the
-# first chapter not solved: 02 where a GPU confirmed chapter 01, else 01 (not checked, said so).
+# first chapter not solved: 02 where a GPU confirmed chapter 01. Without a GPU: chapter 01, which
+# make compile compiled first, "written, compiles, not checked", chapter 03 "written, not
+# checked", and next 02 (the first neither solved nor written).
 root=$1 scratch=$2
 fail() {
     echo "progress_states: $*"
@@ -18,14 +20,20 @@ cp -R "$root/exercises/." "$scratch/"
 cp "$root/solutions/01_basic_1d/"*.cu "$scratch/01_basic_1d/"
 sed 's/int k = i - (int)blockDim.x;/int k = i - (int)blockDim.x + 1;/' "$root/solutions/03_tiled_halo/conv1d_tiled.cu" \
     >"$scratch/03_tiled_halo/conv1d_tiled.cu"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    (cd "$root" && make -s compile CH=01 EXERCISES="$scratch" SM=80 >/dev/null 2>&1) ||
+        fail "make compile CH=01 failed on the solved file"
+fi
 out=$(cd "$root" && make -s progress EXERCISES="$scratch" JOBS="${JOBS:-4}" 2>&1) || fail "make progress failed: $out"
 printf '%s\n' "$out"
 line() { printf '%s\n' "$out" | grep "^  $1 "; }
 line 02_constant_mask | grep -q ' untouched$' || fail "chapter 02 is not untouched"
 line 04_cached_tiling | grep -q ' untouched$' || fail "chapter 04 is not untouched"
 if printf '%s\n' "$out" | grep -q 'no GPU here'; then
-    line 01_basic_1d | grep -q 'written, not checked' || fail "chapter 01 is not 'written, not checked'"
-    printf '%s\n' "$out" | grep -q '^next: chapter 01' || fail "next is not chapter 01"
+    line 01_basic_1d | grep -q 'written, compiles, not checked' ||
+        fail "chapter 01 is not 'written, compiles, not checked'"
+    line 03_tiled_halo | grep -q 'written, not checked' || fail "chapter 03 is not 'written, not checked'"
+    printf '%s\n' "$out" | grep -q '^next: chapter 02' || fail "next is not chapter 02"
     echo "progress_states: no GPU here: the states that need none are right"
     exit 0
 fi
