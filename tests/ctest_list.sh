@@ -246,7 +246,8 @@ threads=1 cost=
 add lesson_structure "cpu" sh "$root/tests/lesson_structure.sh" $(for c in $chapters; do printf '%s ' "$root/chapters/$c/README.md"; done)
 # and the check can fail: a lesson that gives its answers first is caught, line by line.
 add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || exit 1; echo "$out"
-    for rule in ":3: a measured number" "no table with a \"yours\"" "does not say \"Measured on" "no \"## Deeper\""; do
+    for rule in ":3: a measured number" "no table with a \"yours\"" "does not say \"Measured on" "no \"## Deeper\"" \
+        "fold holds a measured answer" "links no answer" "which is no heading (anchor) of" "does not link the glossary"; do
         printf "%s\n" "$out" | grep -qF "$rule" || { echo "not caught: $rule"; exit 1; }; done' \
     "$root/tests/lesson_structure.sh" "$fixtures/lesson_bad.md"
 # The code, scripts and lessons' core paths state the design: no dates, no commit hashes.
