@@ -347,7 +347,7 @@ handout: $(INSTRUCTOR_ONLY) ## DIR=path: write the student's copy there (no solu
 	@sh grading/handout.sh "$(CURDIR)"
 
 mutants: $(or $(INSTRUCTOR_ONLY),all) ## GPU: plant known bugs in the solutions; each must fail with the hint naming it
-	@sh tests/mutants.sh
+	@sh tests/mutants.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 
 # make mutation [CH=NN]: bugs planted mechanically in the solutions' TODO blocks, each built as a
 # submission and run against its chapter's student battery (tests/mutation.py says how): long,

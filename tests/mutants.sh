@@ -1,7 +1,10 @@
 #!/bin/sh
 # mutants.sh: do the GPU tests catch wrong kernels, and do their hints name the bug? Plants one
-# bug at a time in a copy of a solution, rebuilds, and requires the chapter's --check to fail (or
-# compute-sanitizer to object) with the hint that names that bug ("hint [id]", diagnose.h).
+# bug at a time in a solution, rebuilds, and requires the chapter's --check to fail (or
+# compute-sanitizer to object) with the hint that names that bug ("hint [id]", diagnose.h). All of
+# it happens in a copy of the tree (build/mutants/tree: the sources, and the built objects with
+# their timestamps, so a mutant rebuilds only its own program), removed at the end: the
+# workbook's own solutions/ and build are never touched.
 #
 #   sh tests/mutants.sh            (on a GPU machine, from the repository root; make mutants)
 #   ONLY=ch04 sh tests/mutants.sh  only the mutants whose description holds ch04 (any text)
@@ -10,9 +13,21 @@
 # the slips of chapters 07, 08 and 09 whose hint is not settled, and chapter 10's slips through
 # NCCL on two GPUs that are not also checked on one.
 # Prints one line per mutant: "caught  [hint] what", "MISSED" or "WRONG HINT"; exits 1 if any
-# mutant was missed or got another hint. The solution
-# being mutated is restored on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
+# mutant was missed or got another hint. Each mutated file is restored (in the copy) before the
+# next mutant; the copy goes on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
 set -u
+for built in common libworkbook.a devinfo; do
+    [ -e "build/$built" ] || { echo "mutants: build/$built is not built (run make first)"; exit 2; }
+done
+build/devinfo >/dev/null 2>&1 || { echo "mutants: no usable GPU here: the planted bugs need one to run"; exit 77; }
+copy=$(pwd)/build/mutants/tree
+trap 'cd / && rm -rf "$copy"' EXIT
+trap 'exit 130' INT HUP TERM # exit runs the EXIT trap
+rm -rf "$copy" && mkdir -p "$copy/build" || exit 2
+tar cf - Makefile common chapters solutions exercises tests data grading | tar xf - -C "$copy" &&
+    (cd build && tar cf - common libworkbook.a [0-9][0-9]_*) | tar xf - -C "$copy/build" ||
+    { echo "mutants: could not copy the tree to $copy"; exit 2; }
+cd "$copy" || exit 2
 missed=0
 mutated= # the solution file that holds a mutant right now
 restore() {
@@ -21,8 +36,6 @@ restore() {
     touch "$mutated" # newer than the mutant's objects, so make rebuilds the real kernel
     mutated=
 }
-trap restore EXIT
-trap 'exit 130' INT HUP TERM # exit runs the EXIT trap
 # The chapter program a check command runs (build/chNN_name): the one program a mutant rebuilds,
 # so each mutant costs one compile and one link, not the whole workbook and its test list.
 program_in() {
