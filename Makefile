@@ -197,7 +197,7 @@ $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c | $(BUILD)/$(1)/driver
 	$(CC) $(CFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu | $(BUILD)/$(1)/driver
 	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
-$(EXERCISE_BUILD)/$(1)/exercise/%.o $(EXERCISE_BUILD)/$(1)/exercise/%.o.d: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h) $(wildcard common/*.h) $(wildcard common/*.cuh)
+$(EXERCISE_BUILD)/$(1)/exercise/%.o $(EXERCISE_BUILD)/$(1)/exercise/%.o.d: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h chapters/$(1)/*.cuh common/*.h common/*.cuh)
 	@mkdir -p $$(@D)
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -MD -MF $$(@D)/$$*.o.d -c $$< -o $$(@D)/$$*.o
 $(BUILD)/ch$(1): $(BUILD)/$(1)/main.o $(call driver_objects,$(1)) $(call solution_objects,$(1)) $(call used_objects,$(1)) $(COMMON_LIB)
