@@ -140,9 +140,17 @@ sanitized() {
 
 # ---- common modules (CPU) --------------------------------------------------------------------
 add unit_image_io "cpu" "$b/tests/unit_image_io" "$b/tests/tmp_image_io"
-for section in rng masks mask_files reference verify cli safe_output lowrank harness verdict; do
-    add "unit_common_$section" "cpu" "$b/tests/unit_common" "$section" "$b/tests/tmp_common"
-done
+# One program per module of common/ (tests/unit_MODULE.c); those that write files get a scratch
+# folder of their own. unit_lowrank draws fresh random masks and prints their seed.
+add unit_data_gen "cpu" "$b/tests/unit_data_gen"
+add unit_masks "cpu" "$b/tests/unit_masks" "$b/tests/tmp_masks"
+add unit_reference "cpu" "$b/tests/unit_reference"
+add unit_verify "cpu" "$b/tests/unit_verify" "$b/tests/tmp_verify"
+add unit_cli "cpu" "$b/tests/unit_cli" "$b/tests/tmp_cli"
+add unit_safe_output "cpu" "$b/tests/unit_safe_output" "$b/tests/tmp_safe_output"
+add unit_lowrank "cpu" "$b/tests/unit_lowrank"
+add unit_harness "cpu" "$b/tests/unit_harness"
+add unit_verdict "cpu" "$b/tests/unit_verdict" "$b/tests/tmp_verdict"
 # Hints: each simulated bug is named for what it is (fresh random data; the seed is printed).
 add unit_diagnose "cpu" "$b/tests/unit_diagnose"
 add unit_streams "cpu" "$b/tests/unit_streams" "$b/tests/tmp_streams"
