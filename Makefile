@@ -360,14 +360,16 @@ mutation: $(or $(INSTRUCTOR_ONLY),all) ## GPU: mechanical mutants of the solutio
 	@python3 tests/mutation.py; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 
 # Grading (README.md, "For instructors"): SUBMISSION=DIR grades one student's files, SUBMISSIONS=DIR
-# every subfolder; neither: the workbook's own exercises/. RUBRIC=path replaces grading/rubric.txt.
+# every subfolder; neither: the workbook's own exercises/. RUBRIC=path replaces grading/rubric.txt;
+# ROSTER=path (a CSV: folder to student) adds Canvas's and Moodle's gradebooks to a class's.
 # The paths reach grading/grade.py as data: each is exported as its unexpanded text ($(value)), and
 # never pasted into a recipe, so `...`, $(...), quotes and spaces in them only name a file.
-unexport SUBMISSION SUBMISSIONS RUBRIC HIDDEN_TESTS
+unexport SUBMISSION SUBMISSIONS RUBRIC HIDDEN_TESTS ROSTER
 grade: export WB_GRADE_SUBMISSION := $(value SUBMISSION)
 grade: export WB_GRADE_SUBMISSIONS := $(value SUBMISSIONS)
 grade: export WB_GRADE_RUBRIC := $(value RUBRIC)
 grade: export WB_GRADE_HIDDEN_TESTS := $(value HIDDEN_TESTS)
+grade: export WB_GRADE_ROSTER := $(value ROSTER)
 grade: export WB_GRADE_JOBS := $(if $(filter command line environment,$(origin JOBS)),$(value JOBS))
 grade: export WB_GRADE_CHAPTER_LIST := $(CHAPTERS)
 grade: export WB_GRADE_SM := $(SM)

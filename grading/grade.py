@@ -1,9 +1,9 @@
 """grade.py: `make grade`. Gates, builds and tests students' kernel files against the rubric, and
 writes the results for the tools instructors use (README.md, "For instructors").
 
-  make grade [SUBMISSION=DIR | SUBMISSIONS=DIR] [RUBRIC=F] [HIDDEN_TESTS=F] [JOBS=N]
+  make grade [SUBMISSION=DIR | SUBMISSIONS=DIR [ROSTER=F]] [RUBRIC=F] [HIDDEN_TESTS=F] [JOBS=N]
 
-The Makefile passes those four paths and JOBS unexpanded in WB_GRADE_* variables: they are data
+The Makefile passes those five paths and JOBS unexpanded in WB_GRADE_* variables: they are data
 here, never shell text. Also read from the environment: GRADE_CHAPTERS="01 03",
 GRADE_TIME_LIMIT=S (an ordinary test's limit, 60 s by default; a sanitizer's is 4 S),
 GRADE_BUILD_LIMIT=S (300), GRADE_ALLOW_DRIFT=1, GRADE_KEEP=1, GRADE_HIDDEN_VISIBILITY.
@@ -22,6 +22,7 @@ import re
 import secrets
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +44,7 @@ LOG_KEPT = 256 << 10      # bytes of a test's log kept after it is read
 FILE_CAP = 1 << 20        # a kernel file larger than this is not graded
 EXTRA_LISTED = 10         # extra files named in the flags; the rest are counted
 FLOOR_SHARE = 0.8         # a time under 80% of the workload's floor is impossible
-GRADE_SETTINGS = ("SUBMISSION", "SUBMISSIONS", "RUBRIC", "HIDDEN_TESTS")  # never a test's business
+GRADE_SETTINGS = ("SUBMISSION", "SUBMISSIONS", "RUBRIC", "HIDDEN_TESTS", "ROSTER")  # never a test's business
 
 
 def die(message):
@@ -88,6 +89,7 @@ class Student:
         self.settings = settings
         self.flags, self.problems, self.state, self.forged = [], {}, {}, set()
         self.ready = []  # chapters that passed the text gate
+        self.absent = set()  # chapters nothing was handed in for: blank in the gradebooks, not 0
         self.built = []  # chapters built and past the object gate
         self.tests, self.groups, self.leaderboard = [], [], []
         self.chapters = chapters
@@ -107,6 +109,7 @@ class Student:
         if not os.path.isdir(folder):
             self.not_graded(nn, "missing",
                             f"no folder {chapter}/ (nor exercises/{chapter}/) in the submission")
+            self.absent.add(nn)
             return
         if os.path.islink(folder) or not os.path.realpath(folder).startswith(os.path.realpath(base) + os.sep):
             self.not_graded(nn, "missing", f"{chapter}/ is a link: not graded")
@@ -137,6 +140,8 @@ class Student:
                 f.write(text_in)
         if problems:
             self.not_graded(nn, "missing", "\n".join(problems))
+            if not any(os.path.lexists(os.path.join(folder, name)) for name in pristine):
+                self.absent.add(nn)
         elif refusals:
             self.refuse(nn, refusals)
         else:
@@ -255,6 +260,7 @@ class Student:
             cores.give(n)
         data = read_log(log)
         t["status"] = self.status(rc, data, token, t["name"])
+        t["error"] = run_error(rc, data, token) if t["status"] == "fail" else ""
         t["seconds"] = seconds
         text = strip_tokens(data)
         hints = [l.strip() for l in text.splitlines() if l.lstrip().startswith("hint [")]
@@ -289,7 +295,7 @@ class Student:
         rc, _ = run_limited([program, "--bench", "--json", "--reps", "50"], log, SPEED_LIMIT_S + 30,
                             None, TEST_FILE_SIZE, env)
         if rc == 77:
-            return 0.0, "not measured: no usable GPU", "graded"
+            return 0.0, "not measured: no usable GPU", "not run"
         data = read_log(log)
         times = {}
         for role, fields in re.findall(rb"^wb-grade " + token.encode() + rb" time (\w+) (.*)$", data, re.M):
@@ -306,9 +312,9 @@ class Student:
                       f"(on the bench workload, or run again after the timed runs): no speed points")
             return 0.0, f"refused: the kernel failed its check in the speed run (see {log})", "graded"
         if rc != 0 or "own" not in times or "solution" not in times:
-            return 0.0, f"not measured: the bench run failed (exit {rc}; see {log})", "graded"
+            return 0.0, f"not measured: the bench run failed (exit {rc}; see {log})", "error"
         if len(times["own"]) != 7 or len(times["solution"]) != 7:
-            return 0.0, f"not measured: the bench run's time lines are malformed (see {log})", "graded"
+            return 0.0, f"not measured: the bench run's time lines are malformed (see {log})", "error"
         mine, theirs = times["own"][0], times["solution"][0]
         floor_ms, why = workload_floor(*times["own"][2:])
         if mine < FLOOR_SHARE * floor_ms:
@@ -316,7 +322,8 @@ class Student:
                       f"({floor_ms:.4f} ms: {why})")
             return (0.0, f"refused: {mine:.4f} ms is below what the memory system allows "
                     f"({floor_ms:.4f} ms)", "graded")
-        self.leaderboard.append((nn, mine))
+        if mine > 0:  # the leaderboard's value: the reference's time over the student's
+            self.leaderboard.append((nn, theirs / mine))
         r = mine / theirs
         share = 1.0 if r <= full else 0.0 if r >= zero else (zero - r) / (zero - full)
         note = f"{r:.2f}x the solution's time ({mine:.4f} ms against {theirs:.4f} ms)"
@@ -356,6 +363,24 @@ def compiler_excerpt(data, g, chapter, rc):
     if not shown:
         return "(no error in your file itself: the build stopped in a workbook file or ran out of a limit)"
     return "compiler output:\n" + "\n".join(export.shown(s) for s in shown)
+
+
+def run_error(rc, data, token):
+    """Why a failed run is an error (JUnit's word) rather than a wrong result: how it ended when
+    that was not through the program's own verdict (a signal, an exit before any verdict line of
+    its token: a crash, a CUDA error, a refused start). Empty when its verdict came: a failing
+    verdict, or a passing one that a checker around the program (a sanitizer) overruled."""
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = f"signal {-rc}"
+        why = {"SIGXFSZ": ": it wrote more than its file-size limit",
+               "SIGXCPU": ": it used up its CPU time"}.get(name, "")
+        return f"killed by {name}{why}"
+    if re.search(rb"^wb-grade " + re.escape(token.encode()) + rb" verdict ", data, re.M):
+        return ""
+    return f"it ended with exit code {rc} and no verdict (a crash or a CUDA error: see its log)"
 
 
 def strip_tokens(data):
@@ -448,7 +473,7 @@ class Book:
             for t in mine:
                 s.tests.append({"chapter": nn, "group": group, "name": t["name"], "status": t["status"],
                                 "seconds": t["seconds"], "hidden": "hidden" in t["labels"],
-                                "hint": t["hint"], "tail": t["tail"]})
+                                "hint": t["hint"], "tail": t["tail"], "error": t.get("error", "")})
             if any("hidden" in t["labels"] for t in mine):
                 row["visibility"] = s.settings["hidden_visibility"]
             counted = [t for t in mine if t["status"] != "n/a" and not (gpu and t["status"] == "skipped")]
@@ -476,8 +501,11 @@ class Book:
                 row.update(state="n/a", note="n/a: none of the chapter's tests can run here, so its "
                            "speed is not graded")
                 continue
+            if not gpu:  # its tests did not run either: it says so rather than that they failed
+                row.update(state="not run", note="not measured: no usable GPU")
+                continue
             if any(x["score"] < x["max"] for x in others):
-                row["note"] = "not measured: the kernel does not pass every test yet"
+                row.update(state="not run", note="not measured: the kernel does not pass every test yet")
                 continue
             chapter = next(c for c in self.graded if c.startswith(row["chapter"] + "_"))
             full, zero = row.pop("speed")
@@ -504,8 +532,6 @@ def write_tables(s):
     with open(os.path.join(s.g, "chapters.tsv"), "w") as f:
         for c in s.chapters:
             f.write(tsv(c[:2], s.state[c[:2]]))
-    with open(os.path.join(s.g, "flags.txt"), "w") as f:
-        f.writelines(x + "\n" for x in s.flags)
     with open(os.path.join(s.g, "student"), "w") as f:
         f.write(export.shown(s.name) + "\n")
 
@@ -546,6 +572,7 @@ def main():
     submissions = env.get("WB_GRADE_SUBMISSIONS", "")
     rubric = env.get("WB_GRADE_RUBRIC", "") or "grading/rubric.txt"
     hidden = env.get("WB_GRADE_HIDDEN_TESTS", "")
+    roster_path = env.get("WB_GRADE_ROSTER", "")
     jobs = env.get("WB_GRADE_JOBS", "") or str(os.cpu_count() or 2)
     if not re.fullmatch(r"[1-9][0-9]{0,3}", jobs):
         die(f"JOBS='{jobs}' is not a positive whole number (no leading zero)")
@@ -570,6 +597,16 @@ def main():
         die(f"no rubric '{rubric}' (RUBRIC=path; the default is grading/rubric.txt)")
     if hidden and not os.path.isfile(hidden):
         die(f"HIDDEN_TESTS '{hidden}' is not a file")
+    roster = None
+    if roster_path:  # read before anyone is graded: a wrong roster stops the run at once
+        if not submissions:
+            die("ROSTER maps a class's folders to students: give it with SUBMISSIONS")
+        if not os.path.isfile(roster_path):
+            die(f"ROSTER '{roster_path}' is not a file")
+        try:
+            roster = export.read_roster(roster_path)
+        except ValueError as e:
+            die(f"ROSTER '{roster_path}': {e}")
     wanted = env.get("GRADE_CHAPTERS", "").split()
     graded = [c for c in chapters if not wanted or c[:2] in wanted]
     if not graded:
@@ -630,18 +667,20 @@ def main():
         print(export.write_student(s.g, s.__dict__), end="")
         if not gpu:
             print("grade: no usable GPU here: the GPU tests did not run, and their groups score 0")
-        print(f"grade: {export.shown(s.name)}: results in {s.g} (results.json, junit.xml, summary.txt)")
-        counted = [x for x in s.groups if x["state"] != "n/a"]
-        scores = {}
-        for x in counted:
-            scores[x["chapter"]] = scores.get(x["chapter"], 0) + x["score"]
-        rows.append((s.name, scores, sum(x["score"] for x in counted),
-                     sum(x["max"] for x in counted), s.flags))
+        print(f"grade: {export.shown(s.name)}: results in {s.g} (results.json, junit.xml, summary.txt; "
+              "yours alone: flags.txt, flags.json)")
+        scores, maxima = {}, {}
+        for x in s.groups:
+            if x["state"] != "n/a":
+                scores[x["chapter"]] = scores.get(x["chapter"], 0) + x["score"]
+                maxima[x["chapter"]] = maxima.get(x["chapter"], 0) + x["max"]
+        rows.append({"name": s.name, "scores": scores, "maxima": maxima, "flags": s.flags,
+                     "missing": s.absent})
         if env.get("GRADE_KEEP", "") != "1":
             shutil.rmtree(os.path.join(s.g, "build"), ignore_errors=True)
             shutil.rmtree(os.path.join(s.g, "src"), ignore_errors=True)
     if submissions:
-        print(export.write_gradebook(base, rows), end="")
+        print(export.write_gradebook(base, rows, roster), end="")
     lock.close()
 
 
