@@ -848,8 +848,11 @@ def check_figure(name, fig):
 
 
 def stamp(fig, device, meta):
-    fig.text(0.995, 0.005, f"{device.get('device', 'GPU unknown')} · {meta.get('date', '')[:10]} · "
-             f"commit {meta.get('commit', 'unknown')}", ha="right", va="bottom", fontsize=6, color="grey")
+    # The GPU only: a figure shown in a lesson outlives its run, whose date and commit the report's
+    # page (and the lesson's figures/README.md) record instead.
+    del meta
+    fig.text(0.995, 0.005, device.get("device", "GPU unknown"), ha="right", va="bottom", fontsize=6,
+             color="grey")
 
 
 # ---- the page ------------------------------------------------------------------------------------
