@@ -849,7 +849,7 @@ def check_figure(name, fig):
 
 def stamp(fig, device, meta):
     # The GPU only: a figure shown in a lesson outlives its run, whose date and commit the report's
-    # page (and the lesson's figures/README.md) record instead.
+    # page (and the chapter's figures/runs.tsv) record instead.
     del meta
     fig.text(0.995, 0.005, device.get("device", "GPU unknown"), ha="right", va="bottom", fontsize=6,
              color="grey")

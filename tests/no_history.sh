@@ -2,7 +2,7 @@
 # no_history.sh: the code states its design, not its history. Fails on a date (YYYY-MM-DD) or a
 # commit hash (the word commit, then 7 to 40 hex digits) in any code file, script, Makefile or
 # registry entry, and in the core path of a lesson (before its "## Deeper" part). Measurement
-# history belongs in the figures' records (chapters/NN_*/figures/README.md) or nowhere in the
+# history belongs in the figures' records (chapters/NN_*/figures/runs.tsv) or nowhere in the
 # repository; the README's tables of one measured run (make fuzz, make mutation) say when.
 #
 #   sh tests/no_history.sh ROOT
