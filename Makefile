@@ -209,7 +209,9 @@ $(BUILD)/$(1)/solution $(BUILD)/$(1)/driver:
 all: $(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(1)) $(BUILD)/ch$(1)_exercise $(addsuffix .d,$(call exercise_objects,$(1)))
 endef
 $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
--include $(wildcard $(BUILD)/*.dep $(BUILD)/common/*.dep $(BUILD)/tests/*.dep $(BUILD)/*/*.dep $(BUILD)/*/*/*.dep)
+# Exactly where the rules above write them: never a file a graded program could have left under
+# build/grade/ or build/other/ (make would read it as rules).
+-include $(wildcard $(BUILD)/*.dep $(BUILD)/common/*.dep $(BUILD)/tests/*.dep $(foreach c,$(CHAPTERS),$(BUILD)/$(c)/main.dep $(BUILD)/$(c)/solution/*.dep $(BUILD)/$(c)/driver/*.dep))
 
 $(BUILD)/common $(BUILD)/tests $(BUILD)/out:
 	mkdir -p $@
