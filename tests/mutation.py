@@ -1102,7 +1102,8 @@ def clean_environment(extra=None):
 
 
 def run_limited(*args, **kwargs):
-    return processes.run_limited(*args, **kwargs)[0]  # the exit code; the seconds are not used
+    """(exit code, seconds)."""
+    return processes.run_limited(*args, **kwargs)
 
 
 def interrupted(signum, frame):
@@ -1211,7 +1212,7 @@ def build(ch, folder, files, mutated=None, limit_s=BUILD_LIMIT_S):
     """Builds one submission in folder (relative to ROOT) as make grade would: its sources under
     src/<chapter>/, its objects and program under build/. The objects of files it leaves as the
     reference's are copied from the reference's build rather than compiled again. Returns make's
-    exit code (124: past its time limit)."""
+    exit code (124: past its time limit) and the seconds it took."""
     src = os.path.join(folder, "src", ch.name)
     out = os.path.join(folder, "build")
     os.makedirs(os.path.join(ROOT, src), exist_ok=True)
@@ -1235,7 +1236,7 @@ def build(ch, folder, files, mutated=None, limit_s=BUILD_LIMIT_S):
     make = ["make", "-s", "-j1", f"EXERCISES={folder}/src", f"EXERCISE_BUILD={out}", "WITH_SOLUTION=1",
             f"{out}/ch{ch.name}_exercise"]
     return run_limited(make, os.path.join(ROOT, folder, "build.log"), limit_s, BUILD_MEMORY,
-                       BUILD_FILE_SIZE, clean_environment())
+                       BUILD_FILE_SIZE, clean_environment())  # (exit code, seconds)
 
 
 def resolve(argv, program_dir):
@@ -1275,36 +1276,41 @@ class Runner:
         with self.printing:
             print(f"mutation: {text}", flush=True)
 
-    def judge(self, ch, m, number=0, total=0):
+    def judge(self, ch, m, number=0, total=0, known_good=False):
         """Builds mutant m (None: the chapter's reference), runs its battery, records the verdict
-        (the reference's: whether it passes, in ch.reference_ok)."""
+        (the reference's: whether it passes, in ch.reference_ok; known_good: it passed this
+        battery before, so it is only built). The log line gives the build's and the battery's
+        seconds: where a run's time goes."""
         files = ch.submission(m)
         key, mid = ch.key(files), m.id if m else "reference"
         folder = ch.reference if m is None else os.path.join(OUT, ch.nn, m.id)
         with self.builds:
             k = self.units.take(1)
             try:
-                rc = build(ch, folder, files, os.path.basename(m.path) if m else None)
+                rc, build_s = build(ch, folder, files, os.path.basename(m.path) if m else None)
             finally:
                 self.units.give(k)
-        if m is None and (rc != 0 or self.build_only):
+        took = f"build {build_s:.0f} s"
+        if m is None and (rc != 0 or self.build_only or known_good):
             ch.reference_ok = rc == 0
-            self.say(f"ch{ch.nn}: the reference " + ("builds" if rc == 0 else
-                                                     f"does not build ({folder}/build.log says why)"))
+            self.say(f"ch{ch.nn}: the reference " + (
+                f"does not build ({folder}/build.log says why)" if rc != 0 else
+                f"builds ({took}); it passed this battery before" if known_good else f"builds ({took})"))
             return
         if rc != 0:  # a build past its time limit is tried again next time: not recorded
             self.results.put(key, ch.nn, mid, "not_compiled", "time limit" if rc == 124 else "",
                              cache=rc != 124)
             self.say(f"ch{ch.nn} [{number}/{total}] {mid} does not compile"
-                     + (" (time limit)" if rc == 124 else ""))
+                     + (" (time limit)" if rc == 124 else "") + f" ({took})")
         elif self.build_only:
-            self.say(f"ch{ch.nn} [{number}/{total}] {mid} built")
+            self.say(f"ch{ch.nn} [{number}/{total}] {mid} built ({took})")
         else:
             program_dir = os.path.join(ROOT, folder, "build")
             logs = os.path.join(ROOT, folder, "logs")
             gpu = self.slots.get()
             try:
-                outcome, detail = self.battery(ch, program_dir, logs, gpu)
+                outcome, detail, battery_s = self.battery(ch, program_dir, logs, gpu)
+                took += f", battery {battery_s:.0f} s"
                 if m is None:
                     ch.reference_ok = outcome == "survived"
                     if ch.reference_ok:
@@ -1312,7 +1318,7 @@ class Runner:
                     self.say(f"ch{ch.nn}: the reference " + (
                         "passes its battery" if ch.reference_ok else
                         f"fails its battery: {detail} ({folder}/logs)" if outcome == "killed" else
-                        "could not be checked: no test of its battery ran here"))
+                        "could not be checked: no test of its battery ran here") + f" ({took})")
                     return
                 if outcome == "survived":
                     candidate = self.candidate(ch, program_dir, logs, gpu)
@@ -1320,8 +1326,9 @@ class Runner:
             finally:
                 self.slots.put(gpu)
             self.results.put(key, ch.nn, mid, outcome, detail, cache=outcome != "not_run")
-            self.say(f"ch{ch.nn} [{number}/{total}] {mid} {outcome}" + (f": {detail}" if detail else ""))
-        if not self.keep:  # a mutant's program is large; its sources and logs stay
+            self.say(f"ch{ch.nn} [{number}/{total}] {mid} {outcome}" + (f": {detail}" if detail else "")
+                     + f" ({took})")
+        if m is not None and not self.keep:  # a mutant's program is large; its sources and logs stay
             shutil.rmtree(os.path.join(ROOT, folder, "build"), ignore_errors=True)
 
     def run_test(self, t, program_dir, gpu, log, extra=(), err=None):
@@ -1334,27 +1341,29 @@ class Runner:
         self.gate.take(alone)
         k = self.units.take(t.threads)
         try:
-            rc = run_limited(resolve(t.argv, program_dir) + list(extra), log, t.limit + 30, None,
-                             TEST_FILE_SIZE, env, t.threads, err)
+            rc, seconds = run_limited(resolve(t.argv, program_dir) + list(extra), log, t.limit + 30,
+                                      None, TEST_FILE_SIZE, env, t.threads, err)
         finally:
             self.units.give(k)
             self.gate.give(alone)
-        return verdict(rc, read_log(log), token)
+        return verdict(rc, read_log(log), token), seconds
 
     def battery(self, ch, program_dir, logs, gpu):
         """(outcome, detail): killed (by the first test that failed), survived (how many tests
-        were skipped), or not_run (no test could run)."""
+        were skipped), or not_run (no test could run); and the battery's seconds."""
         os.makedirs(logs, exist_ok=True)
         passed = skipped = 0
+        spent = 0.0
         for t in ch.tests:
-            status = self.run_test(t, program_dir, gpu, os.path.join(logs, t.name + ".log"))
+            status, seconds = self.run_test(t, program_dir, gpu, os.path.join(logs, t.name + ".log"))
+            spent += seconds
             if status in ("fail", "timeout"):
-                return "killed", f"{t.name} ({status})"
+                return "killed", f"{t.name} ({status})", spent
             passed += status == "pass"
             skipped += status == "skipped"
         if not passed:
-            return "not_run", "no test of the battery could run here"
-        return "survived", f"skipped:{skipped}" if skipped else ""
+            return "not_run", "no test of the battery could run here", spent
+        return "survived", f"skipped:{skipped}" if skipped else "", spent
 
     def fingerprint(self, ch, program_dir, logs, gpu):
         """The check lines (--json, one fixed --seed) of every battery test that runs the
@@ -1373,7 +1382,7 @@ class Runner:
                 continue
             log = os.path.join(logs, f"{t.name}.json")
             extra = ("--seed", FINGERPRINT_SEED, "--json")
-            status = self.run_test(t, program_dir, gpu, log, extra, log + ".err")
+            status, _ = self.run_test(t, program_dir, gpu, log, extra, log + ".err")
             lines = []
             for line in read_log(log).decode("utf-8", "replace").splitlines():
                 try:
@@ -1637,31 +1646,27 @@ def main(argv):
             die(f"{RUBRIC} selects no test of chapter {ch.nn}: it has no battery")
         ch.hash = battery_hash(ch.tests, gpus)
 
-    # The references first: a chapter whose reference fails its battery has no mutants to judge.
-    with ThreadPoolExecutor(max_workers=len(chapters)) as pool:
-        pending = []
-        for ch in chapters:
-            cached = results.get(ch.key(ch.submission(None)))
-            if cached and cached[2] == "reference_pass" and not opts["build_only"] and \
-                    os.path.isdir(os.path.join(ROOT, ch.reference, "build")):
-                ch.reference_ok = True
-            else:
-                pending.append(pool.submit(runner.judge, ch, None))
-        for f in pending:
-            f.result()
-    work = []
-    for ch in chapters:
+    # Each chapter's reference first (a chapter whose reference fails its battery has no mutants
+    # to judge); its mutants join the queue as soon as it is judged, not after every chapter's.
+    # A reference that passed this battery before is only built: its objects are the mutants'.
+    # Builds run ahead of the batteries by at most --jobs mutants (their folders are removed once
+    # judged, so the disk holds no more than that many programs).
+    def start(ch, pool):
+        cached = results.get(ch.key(ch.submission(None)))
+        known_good = bool(cached and cached[2] == "reference_pass") and not opts["build_only"]
+        runner.judge(ch, None, known_good=known_good)
         if not ch.reference_ok:
-            continue
+            return []
         todo = [m for m in mutants[ch.name]
                 if opts["build_only"] or not results.get(ch.key(ch.submission(m)))]
         runner.say(f"ch{ch.nn}: {len(mutants[ch.name])} mutants, {len(mutants[ch.name]) - len(todo)} "
                    f"judged before ({RESULTS}), {len(todo)} to {'build' if opts['build_only'] else 'judge'}")
-        work += [(ch, m, k + 1, len(todo)) for k, m in enumerate(todo)]
-    # Builds run ahead of the batteries by at most --jobs mutants (their folders are removed once
-    # judged, so the disk holds no more than that many programs).
-    with ThreadPoolExecutor(max_workers=jobs + runner.slots.qsize()) as pool:
-        for f in [pool.submit(runner.judge, *w) for w in work]:
+        return [pool.submit(runner.judge, ch, m, k + 1, len(todo)) for k, m in enumerate(todo)]
+
+    with ThreadPoolExecutor(max_workers=jobs + runner.slots.qsize()) as pool, \
+            ThreadPoolExecutor(max_workers=len(chapters)) as references:
+        for f in [g for s in [references.submit(start, ch, pool) for ch in chapters]
+                  for g in s.result()]:
             f.result()
     if opts["build_only"]:
         failed = [ch.nn for ch in chapters if not ch.reference_ok]
