@@ -46,6 +46,14 @@ add "ch08_solution_budget_strips" "$labels" "$expect" --gpu 0 "strips 50 rows" -
     "$solution" --size 1000x777 --mask-width 15 --gpu-memory-budget 1 --reps 20
 add "ch08_solution_kernel_ch05" "$labels" "$solution" --check --kernel ch05 --block 16 \
     --size 1000x777,31x33 --mask-width 1:15 --strip-rows 7,200
+# Your strip loop's rows at every kind of seam: strips of 1, 2, 9 and 64 rows on heights that
+# leave a last strip of one row (45 and 71 in 2s) or of one row short of a full strip (71 in 9s),
+# under masks of even height (2, 4, 6, 4x6, 3x8: one halo row more above than below) and odd,
+# with three copy streams taken in turn. A strip with one halo row too few or too many, one
+# output row too many or too few, or a copy on a stream that is not a copy stream fails here.
+add "ch08_exercise_strip_seams" "gpu;ch08;exercise" "$exercise" --check --own-kernels \
+    --size 1x1,300x1,67x45,41x71,300x200 --mask-width "1,2,3,4,6,15,4x6,3x8,15x1,1x15" \
+    --strip-rows 1,2,9,64 --streams 1,3
 # Every wait of the strip loop, tested: WB_STRIPS_DELAY_US=U,C,D holds each upload, kernel or
 # download's stream that many microseconds of wall-clock time first (the GPU's global timer: time
 # given to other processes counts), one stage late at a time, so a step that does

@@ -1083,12 +1083,21 @@ def battery(chapter):
     return quick + rest
 
 
+def test_row(t):
+    return [t.name, t.labels, t.limit, t.threads, [a.replace(ROOT, "ROOT") for a in t.argv]]
+
+
 def battery_hash(tests, gpus):
     """What a verdict depends on besides the mutant's sources: the battery's commands (the
     workbook's path left out) and how many GPUs ran it (a multi-GPU test skips with fewer)."""
-    rows = [[t.name, t.labels, t.limit, t.threads, [a.replace(ROOT, "ROOT") for a in t.argv]]
-            for t in tests]
-    text = json.dumps([rows, len(gpus), FINGERPRINT_SEED])
+    text = json.dumps([[test_row(t) for t in tests], len(gpus), FINGERPRINT_SEED])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def test_hash(t, gpus):
+    """What a kill depends on: the one test that failed. A test added to the battery, or another
+    one changed, does not bring a mutant back that this test kills."""
+    text = json.dumps([test_row(t), len(gpus)])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -1175,7 +1184,7 @@ class Chapter:
         for n in self.files:
             with open(os.path.join(ROOT, "solutions", name, n), encoding="utf-8") as f:
                 self.sources[n] = f.read()
-        self.tests, self.hash = [], ""
+        self.tests, self.hash, self.test_hashes = [], "", {}
         self.reference = os.path.join(OUT, self.nn, "reference")
         self.reference_ok = None       # the reference passed its battery
         self.reference_prints = None   # its outputs' fingerprints, once a survivor needs them
@@ -1189,11 +1198,24 @@ class Chapter:
             files[name] = m.apply(files[name])
         return files
 
-    def key(self, files):
+    def key(self, files, killer=None):
+        """The key of a verdict on these sources under this battery; with killer (a test's
+        name), the key of a kill by that test, whatever else the battery holds."""
         digest = hashlib.sha256()
         for name in sorted(files):
             digest.update(name.encode() + b"\0" + files[name].encode() + b"\0")
-        return f"{digest.hexdigest()[:16]}-{self.hash}"
+        return f"{digest.hexdigest()[:16]}-" + (f"t{self.test_hashes[killer]}" if killer else self.hash)
+
+    def verdict(self, results, m):
+        """The recorded verdict on mutant m under this battery: its own, or a kill by a test the
+        battery still holds unchanged (so strengthening a battery re-runs only its survivors)."""
+        files = self.submission(m)
+        row = results.get(self.key(files))
+        for t in self.tests if row is None else ():
+            row = results.get(self.key(files, t.name))
+            if row is not None:
+                break
+        return row
 
 
 def write_if_changed(path, text):
@@ -1309,7 +1331,7 @@ class Runner:
             logs = os.path.join(ROOT, folder, "logs")
             gpu = self.slots.get()
             try:
-                outcome, detail, battery_s = self.battery(ch, program_dir, logs, gpu)
+                outcome, detail, battery_s, killer = self.battery(ch, program_dir, logs, gpu)
                 took += f", battery {battery_s:.0f} s"
                 if m is None:
                     ch.reference_ok = outcome == "survived"
@@ -1326,6 +1348,8 @@ class Runner:
             finally:
                 self.slots.put(gpu)
             self.results.put(key, ch.nn, mid, outcome, detail, cache=outcome != "not_run")
+            if killer:
+                self.results.put(ch.key(files, killer), ch.nn, mid, outcome, detail)
             self.say(f"ch{ch.nn} [{number}/{total}] {mid} {outcome}" + (f": {detail}" if detail else "")
                      + f" ({took})")
         if m is not None and not self.keep:  # a mutant's program is large; its sources and logs stay
@@ -1349,8 +1373,9 @@ class Runner:
         return verdict(rc, read_log(log), token), seconds
 
     def battery(self, ch, program_dir, logs, gpu):
-        """(outcome, detail): killed (by the first test that failed), survived (how many tests
-        were skipped), or not_run (no test could run); and the battery's seconds."""
+        """(outcome, detail, seconds, killer): killed (by the first test that failed: killer, its
+        name), survived (detail: how many tests were skipped), or not_run (no test could run);
+        and the battery's seconds."""
         os.makedirs(logs, exist_ok=True)
         passed = skipped = 0
         spent = 0.0
@@ -1358,12 +1383,12 @@ class Runner:
             status, seconds = self.run_test(t, program_dir, gpu, os.path.join(logs, t.name + ".log"))
             spent += seconds
             if status in ("fail", "timeout"):
-                return "killed", f"{t.name} ({status})", spent
+                return "killed", f"{t.name} ({status})", spent, t.name
             passed += status == "pass"
             skipped += status == "skipped"
         if not passed:
-            return "not_run", "no test of the battery could run here", spent
-        return "survived", f"skipped:{skipped}" if skipped else "", spent
+            return "not_run", "no test of the battery could run here", spent, None
+        return "survived", f"skipped:{skipped}" if skipped else "", spent, None
 
     def fingerprint(self, ch, program_dir, logs, gpu):
         """The check lines (--json, one fixed --seed) of every battery test that runs the
@@ -1477,7 +1502,7 @@ def report(chapters, mutants, results, equivalents, notes):
             ok = False
             continue
         for m in mutants[ch.name]:
-            row = results.get(ch.key(ch.submission(m)))
+            row = ch.verdict(results, m)
             outcome, detail = (row[2], row[3]) if row else ("not_run", "")
             counts["mutants"] += 1
             if outcome == "survived" and m.id in equivalents and not detail.startswith("differs:"):
@@ -1645,6 +1670,7 @@ def main(argv):
         if not ch.tests:
             die(f"{RUBRIC} selects no test of chapter {ch.nn}: it has no battery")
         ch.hash = battery_hash(ch.tests, gpus)
+        ch.test_hashes = {t.name: test_hash(t, gpus) for t in ch.tests}
 
     # Each chapter's reference first (a chapter whose reference fails its battery has no mutants
     # to judge); its mutants join the queue as soon as it is judged, not after every chapter's.
@@ -1658,7 +1684,7 @@ def main(argv):
         if not ch.reference_ok:
             return []
         todo = [m for m in mutants[ch.name]
-                if opts["build_only"] or not results.get(ch.key(ch.submission(m)))]
+                if opts["build_only"] or not ch.verdict(results, m)]
         runner.say(f"ch{ch.nn}: {len(mutants[ch.name])} mutants, {len(mutants[ch.name]) - len(todo)} "
                    f"judged before ({RESULTS}), {len(todo)} to {'build' if opts['build_only'] else 'judge'}")
         return [pool.submit(runner.judge, ch, m, k + 1, len(todo)) for k, m in enumerate(todo)]
@@ -1672,7 +1698,7 @@ def main(argv):
         failed = [ch.nn for ch in chapters if not ch.reference_ok]
         for ch in chapters:
             broken = sum(1 for m in mutants[ch.name]
-                         if (results.get(ch.key(ch.submission(m))) or [""] * 4)[2] == "not_compiled")
+                         if (ch.verdict(results, m) or [""] * 4)[2] == "not_compiled")
             runner.say(f"ch{ch.nn}: reference {'built' if ch.reference_ok else 'FAILED to build'}; "
                 f"{len(mutants[ch.name]) - broken} of {len(mutants[ch.name])} mutants built, {broken} "
                 "do not compile")

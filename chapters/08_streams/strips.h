@@ -43,7 +43,8 @@ struct strip_gpu {
 };
 
 /* Copies image rows [first_row, first_row + rows) of h_in (rows host_pitch bytes apart) into
- * buffer's input on `stream`, then records uploaded[buffer] there. */
+ * buffer's input on `stream` (one of gpu->copy[0 .. streams - 1]), then records
+ * uploaded[buffer] there. */
 void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t stream,
                   const float *h_in, size_t host_pitch, int first_row, int rows);
 
@@ -52,7 +53,8 @@ void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t str
 void strip_compute(struct strip_gpu *gpu, int strip, int buffer, int rows);
 
 /* Copies `rows` rows of buffer's output, from its row `offset`, to image rows
- * [first_row, first_row + rows) of h_out on `stream`, then records downloaded[buffer] there. */
+ * [first_row, first_row + rows) of h_out on `stream` (one of gpu->copy[0 .. streams - 1]),
+ * then records downloaded[buffer] there. */
 void strip_download(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t stream,
                     float *h_out, size_t host_pitch, int first_row, int offset, int rows);
 

@@ -119,6 +119,16 @@ static int stream_index(const struct strip_gpu *gpu, cudaStream_t stream) {
     return -1;
 }
 
+/* A copy on any other stream (the compute stream, the default one) would queue behind the
+ * kernels and undo the overlap this chapter is about: refused, as a bad buffer or row is. */
+static void check_copy_stream(const struct strip_gpu *gpu, const char *step, cudaStream_t stream) {
+    if (stream_index(gpu, stream) < 0)
+        wb_die(WB_EXIT_FAIL,
+               "%s: its stream is not one of gpu->copy[0] to gpu->copy[%d] (strips_run asked "
+               "for it)",
+               step, gpu->streams - 1);
+}
+
 static void check_step(const struct strip_gpu *gpu, const char *step, int buffer, int first_row,
                        int rows) {
     if (buffer < 0 || buffer >= gpu->buffers || rows < 1 ||
@@ -134,6 +144,7 @@ static void check_step(const struct strip_gpu *gpu, const char *step, int buffer
 void strip_upload(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t stream,
                   const float *h_in, size_t host_pitch, int first_row, int rows) {
     check_step(gpu, "strip_upload", buffer, first_row, rows);
+    check_copy_stream(gpu, "strip_upload", stream);
     struct strips_private *p = gpu->driver;
     delay(p, STAGE_UPLOAD, stream);
     marks_begin(p->marks, strip, STAGE_UPLOAD, stream_index(gpu, stream),
@@ -160,6 +171,7 @@ void strip_compute(struct strip_gpu *gpu, int strip, int buffer, int rows) {
 void strip_download(struct strip_gpu *gpu, int strip, int buffer, cudaStream_t stream,
                     float *h_out, size_t host_pitch, int first_row, int offset, int rows) {
     check_step(gpu, "strip_download", buffer, first_row, rows);
+    check_copy_stream(gpu, "strip_download", stream);
     if (offset < 0 || offset + rows > gpu->strip_rows + gpu->mask_h - 1)
         wb_die(WB_EXIT_FAIL, "strip_download: rows %d to %d of a buffer of %d rows", offset,
                offset + rows - 1, gpu->strip_rows + gpu->mask_h - 1);
