@@ -260,6 +260,14 @@ add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || e
     "$root/tests/lesson_structure.sh" "$fixtures/lesson_bad.md"
 # The code, scripts and lessons' core paths state the design: no dates, no commit hashes.
 add no_history "cpu" sh "$root/tests/no_history.sh" "$root"
+# ... and it can fail: a date in a lesson's core path and a commit in a code comment are caught
+# (written here in two pieces, so that this file does not hold them).
+add no_history_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1; mkdir -p "$d/chapters/01_x" "$d/common"
+    printf "x\nran on 20%s-01-02\n## Deeper\n" 25 > "$d/chapters/01_x/README.md"
+    printf "/* as of commi%s 1234abcd */\n" t > "$d/common/x.c"
+    out=$(sh "$0" "$d"); rc=$?; rm -rf "$d"; echo "$out"
+    [ $rc -eq 1 ] && printf "%s\n" "$out" | grep -q "README.md:2:" && printf "%s\n" "$out" | grep -q "x.c:1:"' \
+    "$root/tests/no_history.sh"
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
