@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""mutation_selftest.py: a CPU test of tests/mutation.py's mutant generator (no GPU, no build).
+"""mutation_selftest.py: a CPU test of tests/mutation.py's mutant generator and resume rules (no GPU, no build).
 
   python3 tests/mutation_selftest.py [ROOT]
 
@@ -11,6 +11,9 @@
    yields mutants, ids are unique and the same on a second run, and each listed mutant's old
    text stands at its line and column, inside a TODO block.
 4. The equivalents file reads, and bad usage is one line and exit 2.
+5. Resuming: a verdict is kept for the same sources under the same battery; a kill stands while
+   its test stays in the battery unchanged (tests added or changed around it); a survivor is
+   judged again under any other battery.
 Prints one line per problem; exit 0 when there is none, 1 otherwise.
 Sections: the fixture, the checks, main.
 """
@@ -19,6 +22,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import threading
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                        os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -211,14 +215,46 @@ def check_usage(M):
 
 # ---- main ----------------------------------------------------------------------------------------
 
+def check_resume(M):
+    ch, gpus = M.Chapter("01_basic_1d"), ["0", "1"]
+    name = ch.files[0]
+    killed, survivor = M.mutants_of(name, ch.sources[name])[:2]
+    results = M.Results.__new__(M.Results)
+    results.rows, results.lock = {}, threading.Lock()
+
+    def use(tests):
+        ch.tests, ch.hash = tests, M.battery_hash(tests, gpus)
+        ch.test_hashes = {t.name: M.test_hash(t, gpus) for t in tests}
+
+    quick, full = M.Test("quick", "gpu", 60, 1, ["p", "--size", "1"]), M.Test("full", "gpu", 60, 1, ["p"])
+    use([quick, full])
+    files = ch.submission(killed)
+    results.put(ch.key(files), "01", killed.id, "killed", "full (fail)", cache=False)
+    results.put(ch.key(files, "full"), "01", killed.id, "killed", "full (fail)", cache=False)
+    results.put(ch.key(ch.submission(survivor)), "01", survivor.id, "survived", "", cache=False)
+    for what, tests, kill_stands in [
+            ("the same battery", [quick, full], True),
+            ("a test added", [quick, full, M.Test("seams", "gpu", 60, 1, ["p", "--seams"])], True),
+            ("another test changed", [M.Test("quick", "gpu", 60, 1, ["p", "--size", "2"]), full], True),
+            ("the killing test changed", [quick, M.Test("full", "gpu", 90, 1, ["p"])], False)]:
+        use(tests)
+        verdict = ch.verdict(results, killed)
+        if (verdict is not None and verdict[2] == "killed") != kill_stands:
+            problem(f"resume, {what}: the kill by 'full' " + ("was lost" if kill_stands else "still stands"))
+        same = what == "the same battery"
+        if (ch.verdict(results, survivor) is not None) != same:
+            problem(f"resume, {what}: the survivor " + ("was judged again" if same else "was not judged again"))
+
+
 def main():
     M = load()
     check_fixture(M)
     check_list(M)
     check_usage(M)
+    check_resume(M)
     if problems:
         return 1
-    print(f"mutation_selftest: the generator passes ({len(EXPECTED)} fixture mutants, every operator, "
+    print(f"mutation_selftest: the generator and the resume rules pass ({len(EXPECTED)} fixture mutants, every operator, "
           "every solution file)")
     return 0
 
