@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""mutation_selftest.py: a CPU test of tests/mutation.py's mutant generator and resume rules (no GPU, no build).
+"""mutation_selftest.py: a CPU test of tests/mutation.py's mutant generator and resume rules
+(no GPU, no build).
 
   python3 tests/mutation_selftest.py [ROOT]
 
