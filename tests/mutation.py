@@ -50,7 +50,11 @@ solutions' TODO blocks does each chapter's student battery catch?
    as the reference's (a candidate). It counts as equivalent only when tests/mutation_equivalent.txt
    lists it with a reason, and its outputs were not seen to differ.
 6. Resuming: each verdict goes to build/mutation/results.tsv under the mutant's sources' hash and
-   the battery's (its command lines, the GPU count); a rerun skips what it holds.
+   the battery's (its command lines, the GPU count); a rerun skips what it holds. A kill is also
+   kept under the hash of the one test that failed, so it stands while that test is in the
+   battery unchanged: a strengthened battery re-runs its survivors, not every mutant. The key
+   holds the submission's files only: after a change to a chapter's driver or the harness, drop
+   the lines of the survivors it may kill (or the file).
 
 Prints a table (mutants, killed, survived, equivalent, not compiled, the score: killed / (mutants
 - equivalent - not compiled)) and every survivor with its file, line and change. Exit 0 when each
