@@ -1114,11 +1114,6 @@ def clean_environment(extra=None):
     return processes.clean_environment(extra, prefix="WB_MUTATION_")
 
 
-def run_limited(*args, **kwargs):
-    """(exit code, seconds)."""
-    return processes.run_limited(*args, **kwargs)
-
-
 def interrupted(signum, frame):
     processes.kill_all()
     print(f"\nmutation: interrupted; the verdicts reached so far are kept in {RESULTS}",
@@ -1261,8 +1256,8 @@ def build(ch, folder, files, mutated=None, limit_s=BUILD_LIMIT_S):
                     shutil.copy2(given + suffix, os.path.join(objects, name[:-3] + suffix))
     make = ["make", "-s", "-j1", f"EXERCISES={folder}/src", f"EXERCISE_BUILD={out}", "WITH_SOLUTION=1",
             f"{out}/ch{ch.name}_exercise"]
-    return run_limited(make, os.path.join(ROOT, folder, "build.log"), limit_s, BUILD_MEMORY,
-                       BUILD_FILE_SIZE, clean_environment())  # (exit code, seconds)
+    return processes.run_limited(make, os.path.join(ROOT, folder, "build.log"), limit_s,
+                                 BUILD_MEMORY, BUILD_FILE_SIZE, clean_environment())
 
 
 def resolve(argv, program_dir):
@@ -1369,8 +1364,9 @@ class Runner:
         self.gate.take(alone)
         k = self.units.take(t.threads)
         try:
-            rc, seconds = run_limited(resolve(t.argv, program_dir) + list(extra), log, t.limit + 30,
-                                      None, TEST_FILE_SIZE, env, t.threads, err)
+            rc, seconds = processes.run_limited(resolve(t.argv, program_dir) + list(extra), log,
+                                                t.limit + 30, None, TEST_FILE_SIZE, env,
+                                                t.threads, err)
         finally:
             self.units.give(k)
             self.gate.give(alone)
