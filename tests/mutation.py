@@ -28,7 +28,8 @@ solutions' TODO blocks does each chapter's student battery catch?
      delete       one statement deleted (made `;`): every call, store, barrier, wait, record,
                   NCCL group, send and receive, if and loop; not declarations (their uses would
                   not compile), nor the sole body of an if or a loop (the same as deleting it)
-   Each has a stable id: a hash of the file, line, column, operator and replacement. The order
+   Each has a stable id: a hash of the file, the TODO block, the offset in the block, the
+   operator and the replacement (an edit outside the blocks keeps every id). The order
    is the file's, then the operator's; a mutant whose text equals an earlier one's is left out.
 2. Builds: each mutant is a submission in build/mutation/NN/<id>/: the chapter's solution files,
    the mutated one among them, built through the workbook's Makefile as make grade builds one
@@ -956,10 +957,13 @@ OPERATOR_FUNCTIONS = (op_relational, op_zero_one, op_off_by_one, op_half, op_and
 class Mutant:
     __slots__ = ("path", "line", "col", "op", "start", "end", "old", "new", "id")
 
-    def __init__(self, path, line, col, op, start, end, old, new):
+    # The id names the place by its TODO block and its offset inside the block, not by the line:
+    # an edit outside the blocks (a comment, the code around them) leaves every id, and so
+    # tests/mutation_equivalent.txt, as it was.
+    def __init__(self, path, line, col, op, start, end, old, new, block, offset):
         self.path, self.line, self.col, self.op = path, line, col, op
         self.start, self.end, self.old, self.new = start, end, old, new
-        key = f"{path}\0{line}\0{col}\0{op}\0{new}".encode()
+        key = f"{path}\0{block}\0{offset}\0{op}\0{new}".encode()
         self.id = hashlib.sha256(key).hexdigest()[:10]
 
     def apply(self, text):
@@ -973,14 +977,17 @@ class Mutant:
         return f"{shown(self.old)} -> {new}"
 
 
-def todo_blocks(text):
-    """(start, end) offsets of each TODO block's inside, between its marker lines."""
-    blocks, opened = [], None
+def todo_blocks(text, named=False):
+    """(start, end) offsets of each TODO block's inside, between its marker lines; named: with
+    the block's name first ("3" for TODO 3, "3#2" for the second TODO 3 of the file)."""
+    blocks, opened, seen = [], None, {}
     for m in MARKER.finditer(text):
         if m.group(2) == "begin":
             opened = m.end()
+            seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+            name = m.group(1) + (f"#{seen[m.group(1)]}" if seen[m.group(1)] > 1 else "")
         elif opened is not None:
-            blocks.append((opened, m.start()))
+            blocks.append((name, opened, m.start()) if named else (opened, m.start()))
             opened = None
     return blocks
 
@@ -990,7 +997,7 @@ def mutants_of(path, text, include_dirs=()):
     src = Source(path, text)
     types = Types(src, headers_of(path, text, include_dirs))
     found = []
-    for lo, hi in todo_blocks(text):
+    for block, lo, hi in todo_blocks(text, named=True):
         a = next((i for i, t in enumerate(src.toks) if t.start >= lo), len(src.toks))
         b = next((i for i, t in enumerate(src.toks) if t.start >= hi), len(src.toks))
         if a >= b:
@@ -1007,7 +1014,8 @@ def mutants_of(path, text, include_dirs=()):
                 if new == old:
                     continue
                 line, col = src.line_col(start)
-                found.append((start, rank, end, new, Mutant(path, line, col, op, start, end, old, new)))
+                found.append((start, rank, end, new, Mutant(path, line, col, op, start, end, old, new,
+                                                             block, start - lo)))
     found.sort(key=lambda f: f[:4])
     seen_ids, seen_texts, out = set(), set(), []
     for *_, m in found:

@@ -143,14 +143,27 @@ def check_fixture(M):
                     problem(f"fixture: {m.id} changes a comment or a string (line {m.line})")
         if M.todo_blocks(m.apply(FIXTURE)) and FIXTURE[:blocks[0][0]] != m.apply(FIXTURE)[:blocks[0][0]]:
             problem(f"fixture: {m.id} changes the text before the first block")
-        key = f"fixture.cu\0{m.line}\0{m.col}\0{m.op}\0{m.new}".encode()
+        block, lo = next((name, lo) for name, lo, hi in M.todo_blocks(FIXTURE, named=True)
+                         if lo <= m.start < hi)
+        key = f"fixture.cu\0{block}\0{m.start - lo}\0{m.op}\0{m.new}".encode()
         if m.id != hashlib.sha256(key).hexdigest()[:10]:
-            problem(f"fixture: {m.id} is not the hash of file, line, column, operator and replacement")
+            problem(f"fixture: {m.id} is not the hash of file, block, offset, operator and replacement")
     again = [m.id for m in M.mutants_of("fixture.cu", FIXTURE)]
     if again != [m.id for m in got]:
         problem("fixture: the ids differ from one run to the next")
     if len(set(again)) != len(again):
         problem("fixture: two mutants share an id")
+    # An edit outside the blocks (a comment line above them, a line between two) keeps every id,
+    # so tests/mutation_equivalent.txt survives it; the line numbers move.
+    moved = "/* a new comment\n   of two lines */\n" + FIXTURE
+    moved_ids = [m.id for m in M.mutants_of("fixture.cu", moved)]
+    if moved_ids != again:
+        problem("fixture: a comment added above the blocks changed the mutants' ids")
+    if [m.line for m in M.mutants_of("fixture.cu", moved)] != [m.line + 2 for m in got]:
+        problem("fixture: a comment added above the blocks did not move the lines by two")
+    between = FIXTURE.replace("    // ---- TODO 2 begin", "    int unused = 0;\n    // ---- TODO 2 begin")
+    if [m.id for m in M.mutants_of("fixture.cu", between)] != again:
+        problem("fixture: a line added between two blocks changed the mutants' ids")
     for expression, replacement in NEIGHBOURS:
         text = ("void f(int a, int b, int *o) {\n    // ---- TODO 1 begin\n"
                 f"    *o = {expression};\n    // ---- TODO 1 end\n}}\n")

@@ -57,7 +57,7 @@ template <int MW, int MH, int RY, int RX, bool TMA> struct tile_shape {
 };
 
 // Planes of the volume into the ring of stages in shared memory, and the wait for them.
-//   start(stage, z)  plane z on its way into that stage
+//   start(stage, z)  plane z (one of the chunk's, first .. last) on its way into that stage
 //   none()           nothing to start this step (the cp.async way counts groups of copies)
 //   wait(stage, z)   plane z, started into that stage, has landed
 //   drain()          every copy started has landed
@@ -71,6 +71,9 @@ template <int MW, int MH, int RY, int RX, bool TMA> struct tile_shape {
 // volume (-1 outside it: a zero), are the same for every plane, so the fetcher works them out
 // once; a plane then costs an address and a copy a cell, and a thread waits for its own group
 // of copies (the barrier after the wait shares them).
+// A plane outside the chunk's first .. last is never needed: drain() would wait for it and no
+// output would change, only the traffic, which a check of outputs alone could never see. So
+// start() refuses one: it stops the kernel (a launch failure, "unspecified launch failure").
 template <int MW, int MH, int RY, int RX, bool TMA> struct plane_fetcher {
     using T = tile_shape<MW, MH, RY, RX, TMA>;
     float *tiles;
@@ -80,15 +83,16 @@ template <int MW, int MH, int RY, int RX, bool TMA> struct plane_fetcher {
     int *started;     /* TMA: a stage's last plane started, then how many were (2 x STAGES) */
     size_t slice;     /* voxels in one slice of the volume */
     int depth, box_x, box_y;
+    int first, last; /* the chunk's planes: the only ones start() takes */
     int col0; /* the tile's column of thread 0's first window cell */
     int offset[TMA ? 1 : T::LOADS];
 
     __device__ plane_fetcher(float *tiles_, uint64_t *landed_, int *started_, const float *volume,
                              const CUtensorMap *map_, int width, int height, int depth_, int x0,
-                             int y0, int mw, int mh)
+                             int y0, int mw, int mh, int first_, int last_)
         : tiles(tiles_), in(volume), map(map_), landed(landed_), started(started_),
           slice((size_t)width * height), depth(depth_), box_x(TMA ? x0 - T::LEFT : x0 - mw / 2),
-          box_y(y0 - mh / 2), col0(TMA ? T::LEFT - mw / 2 : 0) {
+          box_y(y0 - mh / 2), first(first_), last(last_), col0(TMA ? T::LEFT - mw / 2 : 0) {
         const int tid = threadIdx.y * TX + threadIdx.x;
         if constexpr (TMA) {
             if (tid < STAGES) {
@@ -110,6 +114,7 @@ template <int MW, int MH, int RY, int RX, bool TMA> struct plane_fetcher {
     }
 
     __device__ void start(int stage, int z) const {
+        if (z < first || z > last) __trap(); /* not one of the chunk's planes */
         float *cells = tiles + stage * T::STAGE;
         if constexpr (TMA) {
             if (threadIdx.x == 0 && threadIdx.y == 0) {

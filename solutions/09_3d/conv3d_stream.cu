@@ -26,7 +26,8 @@
  * mask_d multiply-adds, and each weight read feeds RX x RY of them.
  *
  * What the TODO blocks use besides the kernel's own variables:
- *   fetcher.start(s, z)   plane z on its way into stage s (0 .. STAGES - 1)
+ *   fetcher.start(s, z)   plane z on its way into stage s (0 .. STAGES - 1); a plane
+ *                         outside first .. last stops the kernel (a launch failure)
  *   fetcher.none()        nothing to start this step: it keeps the count of copies in step
  *   fetcher.wait(s, z)    (the march's own call, before TODO 1) plane z has landed in stage s
  *   c_mask[(k * mh + i) * mw + j]   the weight of mask slice k, row i, column j
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(THREADS, blocks_per_sm<MW, MD, RY, RX>())
     // STAGES - 1 planes on their way before the march starts; every step waits for the oldest
     // and starts one more.
     const plane_fetcher<MW, MH, RY, RX, TMA> fetcher(tiles, landed, started, in, &map, width,
-                                                     height, depth, x0, y0, mw, mh);
+                                                     height, depth, x0, y0, mw, mh, first, last);
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s)
         if (first + s <= last)
