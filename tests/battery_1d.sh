@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_1d.sh: the tests every 1D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
 # $block_min, $block_max, $block_needed). Lengths straddle warp and block boundaries; every mask
@@ -104,7 +105,9 @@ if [ "$first_of_dims" = 1 ]; then add "ch${nn}_solution_output_safety" "gpu;ch$n
         "$b/out/ch${nn}_output_safety"
 fi
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+# shellcheck disable=SC2034 # read by ctest_list.sh
 modes_size=1048576 bench_masks=5,31 bench_pattern="vs CPU 1T.*" json_size=1000 json_mask=7
+# shellcheck disable=SC2034 # read by ctest_list.sh
 guard_size=4097 guard_pattern="FAIL"
 # compute-sanitizer, the tools the registry names: memcheck for every chapter; racecheck where
 # blocks share memory (a missing __syncthreads() usually still gives right answers, but

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
 # $block_min, $block_max, $block_needed, and $battery_blocks from the registry). Sizes include 1x1, 1xN, Nx1 and sizes that are no
@@ -111,7 +112,9 @@ add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --own-kernels \
     --size 1000x777 --mask-file "$fixtures/mask_3x3.txt"
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+# shellcheck disable=SC2034 # read by ctest_list.sh
 modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
+# shellcheck disable=SC2034 # read by ctest_list.sh
 guard_size=100x37 guard_pattern="error map"
 # The 2D harness's files and memory, with the first 2D chapter (first_of_dims, ctest_list.sh):
 if [ "$first_of_dims" = 1 ]; then

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_3d.sh: the tests every 3D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
 # $block_min, $block_max). Volumes of one voxel, one row along x, one column along z, odd sizes
@@ -95,5 +96,7 @@ add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size
 add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
     "$solution" "$fixtures/volume_5x4x3.npy" "$b/out/ch${nn}_output_safety"
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+# shellcheck disable=SC2034 # read by ctest_list.sh
 modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3
+# shellcheck disable=SC2034 # read by ctest_list.sh
 guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_10.sh: chapter 10's own tests, beside the 2D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set). The battery runs on one GPU (chapter.mk:
 # battery_gpus); here: K passes on one GPU against the iterated reference, then two GPUs
@@ -118,4 +119,5 @@ add "ch10_bench_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 0 \
     "$solution" --bench --gpus 2 --size 301x203 --mask-width 5 --iterations 2 --reps 20
 add "ch10_too_many_gpus_for_rows" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 2 \
     "use at most 1 GPU" -- "$solution" --check --gpus 2 --size 40x5 --mask-width 15
-lock= cost= threads=1
+# shellcheck disable=SC2034 # read by add() in ctest_list.sh
+lock='' cost='' threads=1

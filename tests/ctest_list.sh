@@ -449,6 +449,7 @@ for chapter in $chapters; do
     *[!0-9]* | 0) die "chapters/$chapter/chapter.mk: battery_gpus: '$battery_gpus' is not a number of GPUs" ;;
     *) visible=$(seq -s, 0 $((battery_gpus - 1))) ;;
     esac
+    # shellcheck source=battery_2d.sh # any battery: each sets the variables used below
     . "$battery"
     visible=
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
@@ -464,5 +465,6 @@ for chapter in $chapters; do
     # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
     add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" \
         -- "$exercise" --check --size "$guard_size" $guard_args
+    # shellcheck source=/dev/null # a chapter's own tests: a file checked on its own
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done
