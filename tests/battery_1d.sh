@@ -64,27 +64,27 @@ battery() {
     lengths="1 2 31 32 33 1000 4097 1048576"
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_lengths" "$labels" "$binary" --check $own \
-            --size "$(echo $lengths | tr ' ' ,)" --mask-width "1:$max_width"
+            --size "$(echo "$lengths" | tr ' ' ,)" --mask-width "1:$max_width"
     else
         for n in $lengths; do
-            add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size $n --mask-width "1:$max_width"
+            add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size "$n" --mask-width "1:$max_width"
         done
     fi
     heavy 50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     # Blocks and named masks likewise: one process each for the reference, one per item for yours.
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo $blocks | tr ' ' ,)" \
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo "$blocks" | tr ' ' ,)" \
             --size 1,37,1000,4097 --mask-width "1:$max_width"
-        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo $named_masks | tr ' ' ,)" \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 4097 --mask-width "1:$max_width"
     else
         for block in $blocks; do
-            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
+            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block "$block" \
                 --size 1,37,1000,4097 --mask-width "1:$max_width"
         done
         for mask in $named_masks; do
-            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask "$mask" \
                 --size 4097 --mask-width "1:$max_width"
         done
     fi
@@ -122,7 +122,7 @@ for kind in solution exercise; do
         memcheck) args="--size 1,31,33,4097 --mask-width 1:$max_width --block 33" ;;
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
-        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" $tool "$binary" \
+        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --own-kernels $args
     done
 done

@@ -62,13 +62,13 @@ battery() {
     heavy 50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
         --mask-width 3,2x2x7
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo $named_masks | tr ' ' ,)" \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 37x35x33 --mask-width 3,5,7
-        add "ch${nn}_solution_blocks" "$labels" "$binary" --check --block 1,2,5,7,$block_max \
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check --block "1,2,5,7,$block_max" \
             --size 37x35x33 --mask-width "1,2,3,5,7,2x5x4"
     else
         for mask in $named_masks; do
-            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask "$mask" \
                 --size 37x35x33 --mask-width 3,5,7
         done
     fi
@@ -77,7 +77,7 @@ battery() {
     add "ch${nn}_${kind}_input_npy" "$labels" "$binary" --check \
         --input "$fixtures/volume_5x4x3.npy" --mask-width "1,3,5,7,3x2x1"
     for tool in $sanitizers; do
-        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" $tool "$binary" \
+        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --size 37x35x9 --mask-width "1,2,3,7,2x5x3" --block 7
     done
 }

@@ -49,7 +49,7 @@ cost=
 # visible: what the GPU tests of the battery see (CUDA_VISIBLE_DEVICES, from the registry's
 # battery_gpus; empty: every GPU). lock: a CTest RESOURCE_LOCK, so that tests holding the same
 # one never run at once (chapter 10's two-GPU tests: see its chapter_10.sh).
-visible= lock=
+visible='' lock=''
 harness_checked= # the dimensions whose harness tests have been added (first_of_dims)
 
 # A student's copy (make handout: no solutions/) lists the tests of what it holds: the CPU tests

@@ -55,7 +55,7 @@ mutant() { # FILE SED_EXPRESSION HINT_ID DESCRIPTION CHECK_COMMAND...
     if cmp -s "$file" "$file.orig"; then
         echo "mutants: '$what' changed nothing in $file: fix the expression"
         missed=1
-    elif ! make -s $(program_in "$@") >/dev/null 2>&1; then
+    elif ! make -s "$(program_in "$@")" >/dev/null 2>&1; then
         echo "mutants: '$what' does not build"
         missed=1
     elif output=$("$@" 2>&1); then

@@ -71,7 +71,7 @@ sys.exit(sum(n for n, c in im.getcolors(1 << 24) if max(c) - min(c) > 60) < 50)'
             fail "$name.png shows no data in colour"
         grep -q "($name.png)" "$scratch/report.md" || fail "report.md does not show $name.png"
     done
-    echo "report_plot: seed $seed: $(echo $expected | wc -w) figures drawn, checked and shown in report.md"
+    echo "report_plot: seed $seed: $(echo "$expected" | wc -w) figures drawn, checked and shown in report.md"
     ;;
 *) fail "part '$part' is neither csv nor figures" ;;
 esac

@@ -54,7 +54,7 @@ run() {
     case $t in cli | ch08_options | ch10_options) dict="-dict=$root/tests/fuzz/options.dict" ;; esac
     artifacts "$t" >"$out/.before_$t"
     "$out/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        $dict -artifact_prefix="$out/crash_$t-" "$corpus" >"$out/fuzz_$t.log" 2>&1 &
+        ${dict:+"$dict"} -artifact_prefix="$out/crash_$t-" "$corpus" >"$out/fuzz_$t.log" 2>&1 &
     eval "pid_$t=\$!"
 }
 
@@ -85,7 +85,7 @@ failed=0
 set -- "$@" ""
 while [ -n "$1" ]; do
     batch=
-    while [ -n "$1" ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do
+    while [ -n "$1" ] && [ "$(echo "$batch" | wc -w)" -lt "$jobs" ]; do
         run "$1"
         batch="$batch $1"
         shift
