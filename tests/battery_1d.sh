@@ -122,6 +122,7 @@ for kind in solution exercise; do
         memcheck) args="--size 1,31,33,4097 --mask-width 1:$max_width --block 33" ;;
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
+        # shellcheck disable=SC2086 # args: several options, split on purpose
         sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --own-kernels $args
     done

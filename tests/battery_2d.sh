@@ -82,6 +82,7 @@ battery() {
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 1000x777 --mask-width 3,4,9,5x3
+        # shellcheck disable=SC2046 # an --input PATH pair per PNG, split on purpose
         add "ch${nn}_solution_pngs" "$labels" "$binary" --check $own \
             $(for png in $pngs; do printf -- '--input %s ' "$fixtures/$png.png"; done) --mask-width 3
     else

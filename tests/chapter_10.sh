@@ -39,6 +39,7 @@ usage_error "ch10_launch_gpus_not_processes" "--gpus 3, but Open MPI started 2 p
     env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$solution" --check --gpus 3
 usage_error "ch10_launch_no_id_file" "2 processes \(MPICH\): set WB_NCCL_ID_FILE|without NCCL" \
     env -u WB_NCCL_ID_FILE PMI_RANK=1 PMI_SIZE=2 "$solution" --check
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 usage_error "ch10_launch_id_file_exists" "WB_NCCL_ID_FILE '.*/id_file_kept' exists|without NCCL" \
     sh -c 'cp "$0" "$1" && kept=$1 && shift && "$@"; rc=$?
         cmp -s "$kept" "$0" || { echo "WB_NCCL_ID_FILE was changed" >&2; exit 1; }; exit $rc' \

@@ -52,6 +52,7 @@ c = fft_crossover(fft, {"NPP filter": {s: 0.09 * s for s in range(1, 32)}})
 assert c["from"] == 8 and c["sentence"].startswith("From 8x8 on"), c
 assert fft_crossover(fft, {"fast": {s: 0.01 for s in range(1, 32)}})["wins"] == []
 PY
+    # shellcheck disable=SC2012 # a count of files the test wrote, with plain names
     echo "report_plot: seed $seed: $(ls "$scratch"/*.csv | wc -l) CSVs with every record; broken input refused; the FFT crossover"
     ;;
 figures)

@@ -63,6 +63,7 @@ row() {
     t=$1 rc=$2 log="$out/fuzz_$1.log"
     findings=$(artifacts "$t" | grep -vxF -f "$out/.before_$t")
     rm -f "$out/.before_$t"
+    # shellcheck disable=SC2046 # awk prints three words: executions, edges, corpus
     set -- $(awk '/^#[0-9]+[ \t]/ {
             execs = substr($1, 2); cov = "-"; corp = "-"
             for (i = 2; i < NF; ++i) {
