@@ -273,6 +273,20 @@ add no_history_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1; mkdir -p "$d/chapt
     out=$(sh "$0" "$d"); rc=$?; rm -rf "$d"; echo "$out"
     [ $rc -eq 1 ] && printf "%s\n" "$out" | grep -q "README.md:2:" && printf "%s\n" "$out" | grep -q "x.c:1:"' \
     "$root/tests/no_history.sh"
+# Every shell script passes shellcheck (tests/shellcheck_clean.sh says why; skipped, 77, without it).
+skippable shellcheck_clean "cpu" sh "$root/tests/shellcheck_clean.sh" "$root"
+# ... and it can fail: an unquoted $1 is caught in a script found by its name (.sh), its shebang
+# or its shell directive, and a file that is none of those is not checked.
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
+skippable shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
+    printf "#!/bin/sh\ncat \$1\n" >"$d/planted.sh"; printf "#!/bin/sh\ncat \$1\n" >"$d/run_me"
+    printf "# shellcheck shell=sh\ncat \$1\n" >"$d/sourced"; printf "cat \$1\n" >"$d/notes.txt"
+    out=$(sh "$0" "$d"); rc=$?; rm -rf "$d"; echo "$out"
+    [ $rc -ne 77 ] || exit 77
+    [ $rc -eq 1 ] || exit 1
+    for f in planted.sh run_me sourced; do
+        printf "%s\n" "$out" | grep -q "^$f:2:[0-9]*: .*SC2086" || { echo "not caught: $f"; exit 1; }; done
+    ! printf "%s\n" "$out" | grep -q "notes.txt"' "$root/tests/shellcheck_clean.sh"
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
