@@ -28,7 +28,7 @@ die() {
 case $dir in *'
 '*) die "DIR holds a newline: choose a plain folder name" ;; esac
 if [ -e "$dir" ] || [ -L "$dir" ]; then
-    [ -d "$dir" ] && [ ! -L "$dir" ] || die "DIR '$dir' exists and is not a folder"
+    { [ -d "$dir" ] && [ ! -L "$dir" ]; } || die "DIR '$dir' exists and is not a folder"
     [ -z "$(ls -A "$dir")" ] || die "DIR '$dir' is not empty: give a new folder"
 fi
 mkdir -p "$dir" || die "cannot create DIR '$dir'"

@@ -17,7 +17,7 @@ die() { # CODE MESSAGE: 2 bad usage, 77 no GPU, 1 anything else (the workbook's 
     echo "report: $2" >&2
     exit "$1"
 }
-[ -n "$root" ] && [ -n "$out" ] || die 2 "usage: sh report/sweeps.sh ROOT OUT_DIR [full|quick] [--list]"
+{ [ -n "$root" ] && [ -n "$out" ]; } || die 2 "usage: sh report/sweeps.sh ROOT OUT_DIR [full|quick] [--list]"
 case $scale in full | quick) ;; *) die 2 "scale '$scale' is neither full nor quick" ;; esac
 case $list in '' | --list) ;; *) die 2 "unexpected argument '$list' (only --list)" ;; esac
 b="$root/build"
@@ -84,6 +84,7 @@ case $? in
 *) die 1 "devinfo failed: $(cat "$out/logs/devinfo.log")" ;;
 esac
 commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo "not a git checkout")
+# shellcheck disable=SC1003 # tr -d '"\\' deletes quotes and backslashes
 cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -1 | tr -d '"\\')
 printf '{"date":"%s","commit":"%s","scale":"%s","cpu":"%s","cores":%s}\n' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$commit" "$scale" "${cpu:-unknown}" "$(nproc)" >"$out/raw/meta.json"

@@ -11,4 +11,4 @@ want=$("$imginfo" "$input" | grep '^ *alpha ')
 got=$("$imginfo" "$output" | grep '^ *alpha ')
 echo "input:  $want"
 echo "output: $got"
-[ -n "$want" ] && [ "$want" = "$got" ] || { echo "alpha_passthrough: alpha changed"; exit 1; }
+{ [ -n "$want" ] && [ "$want" = "$got" ]; } || { echo "alpha_passthrough: alpha changed"; exit 1; }

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_1d.sh: the tests every 1D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
 # $block_min, $block_max, $block_needed). Lengths straddle warp and block boundaries; every mask
@@ -63,27 +64,27 @@ battery() {
     lengths="1 2 31 32 33 1000 4097 1048576"
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_lengths" "$labels" "$binary" --check $own \
-            --size "$(echo $lengths | tr ' ' ,)" --mask-width "1:$max_width"
+            --size "$(echo "$lengths" | tr ' ' ,)" --mask-width "1:$max_width"
     else
         for n in $lengths; do
-            add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size $n --mask-width "1:$max_width"
+            add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size "$n" --mask-width "1:$max_width"
         done
     fi
     heavy 50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
         --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     # Blocks and named masks likewise: one process each for the reference, one per item for yours.
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo $blocks | tr ' ' ,)" \
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo "$blocks" | tr ' ' ,)" \
             --size 1,37,1000,4097 --mask-width "1:$max_width"
-        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo $named_masks | tr ' ' ,)" \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 4097 --mask-width "1:$max_width"
     else
         for block in $blocks; do
-            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
+            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block "$block" \
                 --size 1,37,1000,4097 --mask-width "1:$max_width"
         done
         for mask in $named_masks; do
-            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask "$mask" \
                 --size 4097 --mask-width "1:$max_width"
         done
     fi
@@ -104,7 +105,9 @@ if [ "$first_of_dims" = 1 ]; then add "ch${nn}_solution_output_safety" "gpu;ch$n
         "$b/out/ch${nn}_output_safety"
 fi
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+# shellcheck disable=SC2034 # read by ctest_list.sh
 modes_size=1048576 bench_masks=5,31 bench_pattern="vs CPU 1T.*" json_size=1000 json_mask=7
+# shellcheck disable=SC2034 # read by ctest_list.sh
 guard_size=4097 guard_pattern="FAIL"
 # compute-sanitizer, the tools the registry names: memcheck for every chapter; racecheck where
 # blocks share memory (a missing __syncthreads() usually still gives right answers, but
@@ -119,7 +122,8 @@ for kind in solution exercise; do
         memcheck) args="--size 1,31,33,4097 --mask-width 1:$max_width --block 33" ;;
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
-        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" $tool "$binary" \
+        # shellcheck disable=SC2086 # args: several options, split on purpose
+        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --own-kernels $args
     done
 done

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
 # $block_min, $block_max, $block_needed, and $battery_blocks from the registry). Sizes include 1x1, 1xN, Nx1 and sizes that are no
@@ -65,27 +66,28 @@ battery() {
     # make test); yours, one process per item, so that a failure names it.
     large_blocks=
     for block in $battery_blocks; do
-        if [ $block -ge $max_side ] && [ "$kind" = solution ]; then
+        if [ "$block" -ge "$max_side" ] && [ "$kind" = solution ]; then
             large_blocks="${large_blocks:+$large_blocks,}$block"
             continue
         fi
         widths="1:$max_side"
-        [ $block -lt $max_side ] && widths="1:$block"
-        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block $block \
+        [ "$block" -lt "$max_side" ] && widths="1:$block"
+        add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block "$block" \
             --size 1000x777,31x33 --mask-width "$widths"
     done
-    [ -n "$large_blocks" ] && early 30 "ch${nn}_solution_blocks_$(echo $large_blocks | tr , _)" "$labels" \
+    [ -n "$large_blocks" ] && early 30 "ch${nn}_solution_blocks_$(echo "$large_blocks" | tr , _)" "$labels" \
         "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 --mask-width "1:$max_side"
     named_masks="box gaussian sharpen laplacian sobel emboss"
     pngs="gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7"
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo $named_masks | tr ' ' ,)" \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 1000x777 --mask-width 3,4,9,5x3
+        # shellcheck disable=SC2046 # an --input PATH pair per PNG, split on purpose
         add "ch${nn}_solution_pngs" "$labels" "$binary" --check $own \
             $(for png in $pngs; do printf -- '--input %s ' "$fixtures/$png.png"; done) --mask-width 3
     else
         for mask in $named_masks; do
-            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask $mask \
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask "$mask" \
                 --size 1000x777 --mask-width 3,4,9,5x3
         done
         for png in $pngs; do
@@ -97,8 +99,8 @@ battery() {
         --mask-width "1:$max_side"
     for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
-        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" $tool "$binary" --check $own \
-            --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block $sanitize_block
+        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" "$tool" "$binary" --check $own \
+            --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block "$sanitize_block"
     done
 }
 battery solution "$solution"
@@ -111,7 +113,9 @@ add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --own-kernels \
     --size 1000x777 --mask-file "$fixtures/mask_3x3.txt"
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+# shellcheck disable=SC2034 # read by ctest_list.sh
 modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
+# shellcheck disable=SC2034 # read by ctest_list.sh
 guard_size=100x37 guard_pattern="error map"
 # The 2D harness's files and memory, with the first 2D chapter (first_of_dims, ctest_list.sh):
 if [ "$first_of_dims" = 1 ]; then

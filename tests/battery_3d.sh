@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_3d.sh: the tests every 3D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
 # $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
 # $block_min, $block_max). Volumes of one voxel, one row along x, one column along z, odd sizes
@@ -61,13 +62,13 @@ battery() {
     heavy 50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
         --mask-width 3,2x2x7
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo $named_masks | tr ' ' ,)" \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 37x35x33 --mask-width 3,5,7
-        add "ch${nn}_solution_blocks" "$labels" "$binary" --check --block 1,2,5,7,$block_max \
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check --block "1,2,5,7,$block_max" \
             --size 37x35x33 --mask-width "1,2,3,5,7,2x5x4"
     else
         for mask in $named_masks; do
-            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask $mask \
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check --mask "$mask" \
                 --size 37x35x33 --mask-width 3,5,7
         done
     fi
@@ -76,7 +77,7 @@ battery() {
     add "ch${nn}_${kind}_input_npy" "$labels" "$binary" --check \
         --input "$fixtures/volume_5x4x3.npy" --mask-width "1,3,5,7,3x2x1"
     for tool in $sanitizers; do
-        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" $tool "$binary" \
+        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --size 37x35x9 --mask-width "1,2,3,7,2x5x3" --block 7
     done
 }
@@ -95,5 +96,7 @@ add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size
 add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
     "$solution" "$fixtures/volume_5x4x3.npy" "$b/out/ch${nn}_output_safety"
 # The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
+# shellcheck disable=SC2034 # read by ctest_list.sh
 modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3
+# shellcheck disable=SC2034 # read by ctest_list.sh
 guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_04.sh: chapter 04's own tests, beside the 1D battery (sourced by ctest_list.sh with $nn,
 # $solution set): --own-kernels keeps the chapter's kernels (its exercise and the register-tiled
 # one) and leaves out the earlier chapters' shown beside them.

@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_06.sh: chapter 06's own tests, beside the 2D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set): the autotuner, its saved choices, every compiled
 # variant on sizes that are no multiple of any tile, the block rule applied per kernel.

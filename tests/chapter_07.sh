@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_07.sh: chapter 07's own tests, beside the 2D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set): the rank each mask is found to have and the path
 # taken, forced paths (and the one that cannot apply), masks of rank 1, 2, 3 at every size and

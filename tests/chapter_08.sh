@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_08.sh: chapter 08's own tests, beside the 2D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set): strips of every height from one row to the whole
 # image, every stream count 1..8, single, double and triple buffering, a budget that decides the

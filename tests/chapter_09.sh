@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_09.sh: chapter 09's own tests, beside the 3D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set): long marches on small volumes, and the 2.5D kernel
 # against an independent reference, scipy.ndimage.correlate (skipped, 77, where Python 3, scipy

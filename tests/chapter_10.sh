@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # chapter_10.sh: chapter 10's own tests, beside the 2D battery (sourced by ctest_list.sh with
 # $nn, $solution, $exercise, $fixtures set). The battery runs on one GPU (chapter.mk:
 # battery_gpus); here: K passes on one GPU against the iterated reference, then two GPUs
@@ -38,6 +39,7 @@ usage_error "ch10_launch_gpus_not_processes" "--gpus 3, but Open MPI started 2 p
     env OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=2 "$solution" --check --gpus 3
 usage_error "ch10_launch_no_id_file" "2 processes \(MPICH\): set WB_NCCL_ID_FILE|without NCCL" \
     env -u WB_NCCL_ID_FILE PMI_RANK=1 PMI_SIZE=2 "$solution" --check
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 usage_error "ch10_launch_id_file_exists" "WB_NCCL_ID_FILE '.*/id_file_kept' exists|without NCCL" \
     sh -c 'cp "$0" "$1" && kept=$1 && shift && "$@"; rc=$?
         cmp -s "$kept" "$0" || { echo "WB_NCCL_ID_FILE was changed" >&2; exit 1; }; exit $rc' \
@@ -118,4 +120,5 @@ add "ch10_bench_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 0 \
     "$solution" --bench --gpus 2 --size 301x203 --mask-width 5 --iterations 2 --reps 20
 add "ch10_too_many_gpus_for_rows" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 2 \
     "use at most 1 GPU" -- "$solution" --check --gpus 2 --size 40x5 --mask-width 15
-lock= cost= threads=1
+# shellcheck disable=SC2034 # read by add() in ctest_list.sh
+lock='' cost='' threads=1

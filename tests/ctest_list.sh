@@ -49,7 +49,7 @@ cost=
 # visible: what the GPU tests of the battery see (CUDA_VISIBLE_DEVICES, from the registry's
 # battery_gpus; empty: every GPU). lock: a CTest RESOURCE_LOCK, so that tests holding the same
 # one never run at once (chapter 10's two-GPU tests: see its chapter_10.sh).
-visible= lock=
+visible='' lock=''
 harness_checked= # the dimensions whose harness tests have been added (first_of_dims)
 
 # A student's copy (make handout: no solutions/) lists the tests of what it holds: the CPU tests
@@ -170,6 +170,7 @@ add imginfo_png_max_compression "cpu" "$expect" 0 "4096 x 4096, 1 channel" -- "$
     "$fixtures/black_4096_max_compression.png"
 # What a hostile file or argument holds is echoed escaped: one clean line (expect_exit.sh).
 # A name holding a C1 control (a CSI, U+009B, as UTF-8) is printed escaped, like a C0 one.
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 add imginfo_name_c1_control "cpu" "$expect" 0 "a\\\\xc2\\\\x9bb.png: 13 x 7" -- sh -c \
     'n="$1/$(printf "a\302\233b").png" && cp "$2" "$n" && exec "$3" "$n"' sh "$b/tests" \
     "$fixtures/gray8_13x7.png" "$b/imginfo"
@@ -218,6 +219,7 @@ grade_refuses jobs_zeros "JOBS='00' is not a positive whole number" "" "" 00
 grade_refuses hidden_visibility "GRADE_HIDDEN_VISIBILITY='soon' is not one of" "" "" 2 \
     GRADE_HIDDEN_VISIBILITY=soon
 # Two students whose folder names come out the same ('a b' becomes a_b-<its checksum>), made here.
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 usage_error grade_shared_folder "would share a results folder" sh -c \
     'rm -rf "$1" && mkdir -p "$1/a b" "$1/a_b-c8687a08" && shift && exec "$@"' sh \
     "$b/tests/grade_collision" env WB_GRADE_CHAPTER_LIST="$chapters" \
@@ -251,8 +253,10 @@ skippable grade_exploits "cpu;grading" env JOBS=$HEAVY_THREADS python3 "$root/te
 threads=1 cost=
 
 # ---- the lessons (CPU): each asks before it tells (tests/lesson_structure.sh says how) ---------
+# shellcheck disable=SC2046 # one argument per lesson
 add lesson_structure "cpu" sh "$root/tests/lesson_structure.sh" $(for c in $chapters; do printf '%s ' "$root/chapters/$c/README.md"; done)
 # and the check can fail: a lesson that gives its answers first is caught, line by line.
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || exit 1; echo "$out"
     for rule in ":3: a measured number" "no table with a \"yours\"" "does not say \"Measured on" "no \"## Deeper\"" \
         "fold holds a measured answer" "links no answer" "which is no heading (anchor) of" "does not link the glossary"; do
@@ -262,12 +266,27 @@ add lesson_structure_catches "cpu" sh -c 'out=$(sh "$0" "$1"); [ $? -eq 1 ] || e
 add no_history "cpu" sh "$root/tests/no_history.sh" "$root"
 # ... and it can fail: a date in a lesson's core path and a commit in a code comment are caught
 # (written here in two pieces, so that this file does not hold them).
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 add no_history_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1; mkdir -p "$d/chapters/01_x" "$d/common"
     printf "x\nran on 20%s-01-02\n## Deeper\n" 25 > "$d/chapters/01_x/README.md"
     printf "/* as of commi%s 1234abcd */\n" t > "$d/common/x.c"
     out=$(sh "$0" "$d"); rc=$?; rm -rf "$d"; echo "$out"
     [ $rc -eq 1 ] && printf "%s\n" "$out" | grep -q "README.md:2:" && printf "%s\n" "$out" | grep -q "x.c:1:"' \
     "$root/tests/no_history.sh"
+# Every shell script passes shellcheck (tests/shellcheck_clean.sh says why; skipped, 77, without it).
+skippable shellcheck_clean "cpu" sh "$root/tests/shellcheck_clean.sh" "$root"
+# ... and it can fail: an unquoted $1 is caught in a script found by its name (.sh), its shebang
+# or its shell directive, and a file that is none of those is not checked.
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
+skippable shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
+    printf "#!/bin/sh\ncat \$1\n" >"$d/planted.sh"; printf "#!/bin/sh\ncat \$1\n" >"$d/run_me"
+    printf "# shellcheck shell=sh\ncat \$1\n" >"$d/sourced"; printf "cat \$1\n" >"$d/notes.txt"
+    out=$(sh "$0" "$d"); rc=$?; rm -rf "$d"; echo "$out"
+    [ $rc -ne 77 ] || exit 77
+    [ $rc -eq 1 ] || exit 1
+    for f in planted.sh run_me sourced; do
+        printf "%s\n" "$out" | grep -q "^$f:2:[0-9]*: .*SC2086" || { echo "not caught: $f"; exit 1; }; done
+    ! printf "%s\n" "$out" | grep -q "notes.txt"' "$root/tests/shellcheck_clean.sh"
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
@@ -295,6 +314,7 @@ usage_error option_twice_output "--output is given twice" "$ch05" --output a.png
 fifo() {
     name=$1 pattern=$2 made=$3
     shift 3
+    # shellcheck disable=SC2016 # the sh -c script expands its own arguments
     usage_error "$name" "$pattern" sh -c 'rm -f "$1" && mkfifo "$1" && shift && exec timeout 20 "$@"' \
         sh "$made" "$@"
 }
@@ -304,6 +324,7 @@ fifo mask_file_fifo "mask file '.*fifo_mask.txt' is a FIFO" "$b/tests/fifo_mask.
     "$ch01" --mask-file "$b/tests/fifo_mask.txt"
 usage_error mask_file_device "mask file '/dev/zero' is a character device" timeout 20 "$ch01" \
     --mask-file /dev/zero
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 usage_error mask_file_too_large "more than a valid one can hold" sh -c \
     'rm -f "$1" && truncate -s 65M "$1" && shift && exec timeout 20 "$@"' sh "$b/tests/huge_mask.txt" \
     "$ch01" --mask-file "$b/tests/huge_mask.txt"
@@ -314,6 +335,7 @@ usage_error mask_file_too_large "more than a valid one can hold" sh -c \
 npy_claims() {
     name=$1 pattern=$2 made=$3 shape=$4 length=$5
     shift 5
+    # shellcheck disable=SC2016 # the sh -c script expands its own arguments
     usage_error "$name" "$pattern" sh -c 'f=$1 && printf "\223NUMPY\001\000v\000%-117s\n" "$2" >"$f" &&
     truncate -s "$3" "$f" || exit 1; shift 3; (ulimit -v 409600 && exec timeout 20 "$@"); rc=$?
     rm -f "$f"; exit $rc' sh "$made" "{'descr': '<f4', 'fortran_order': False, 'shape': $shape, }" \
@@ -341,11 +363,13 @@ usage_error output_dir_no_folder "its folder '.*no_such_folder' does not exist" 
     "$b/tests/no_such_folder/out"
 # A run that stops after --output-dir is checked makes none: here a --timeline that names one of
 # the input images, refused once they are loaded (and the folder was once made before that).
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 usage_error output_dir_not_made "is the same file as input" sh -c \
     'rm -rf "$1" && "$2" --input-dir "$3" --output-dir "$1" --timeline "$3/checkerboard_256.png"; rc=$?
     [ ! -e "$1" ] || { echo "$1 was made"; exit 1; }; exit $rc' sh "$b/tests/not_made" \
     "$b/ch08_streams${handout:+_exercise}" "$root/data/patterns"
 # A file replaced keeps its mode (imginfo writes through the same writer, with no GPU).
+# shellcheck disable=SC2016 # the sh -c script expands its own arguments
 add output_keeps_mode "cpu" sh -c 'rm -f "$1" && : >"$1" && chmod 600 "$1" &&
     "$2" "$3" --npy "$1" >/dev/null && [ "$(stat -c %a "$1")" = 600 ] || {
     echo "the mode of $1 is now $(stat -c %a "$1"), not 600"; exit 1; }' sh "$b/tests/mode_600.npy" \
@@ -409,7 +433,7 @@ for chapter in $chapters; do
     battery_blocks=$(registry "$chapter" battery_blocks) || exit 1
     for block in $battery_blocks; do
         case $block in '' | *[!0-9]*) die "chapters/$chapter/chapter.mk: battery_blocks: '$block' is not a block size" ;; esac
-        [ "$block" -ge "$block_min" ] && [ "$block" -le "$block_max" ] ||
+        { [ "$block" -ge "$block_min" ] && [ "$block" -le "$block_max" ]; } ||
             die "chapters/$chapter/chapter.mk: battery_blocks: $block is outside $block_min to $block_max"
     done
     [ -n "$battery_blocks" ] || battery_blocks="$block_min 8 15 16 17 $block_max"
@@ -449,6 +473,7 @@ for chapter in $chapters; do
     *[!0-9]* | 0) die "chapters/$chapter/chapter.mk: battery_gpus: '$battery_gpus' is not a number of GPUs" ;;
     *) visible=$(seq -s, 0 $((battery_gpus - 1))) ;;
     esac
+    # shellcheck source=battery_2d.sh # any battery: each sets the variables used below
     . "$battery"
     visible=
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
@@ -464,5 +489,6 @@ for chapter in $chapters; do
     # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
     add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" \
         -- "$exercise" --check --size "$guard_size" $guard_args
+    # shellcheck source=/dev/null # a chapter's own tests: a file checked on its own
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done

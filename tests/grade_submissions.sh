@@ -44,7 +44,7 @@ hang_class="$scratch/grade_selftest_hang"
 mkdir -p "$hang_class" && mv "$class/hangs" "$hang_class/" || exit 1
 grade() { # CLASS LIMIT
     out=$(cd "$root" && make -s grade SUBMISSIONS="$1" RUBRIC=tests/fixtures/rubric_small.txt \
-        GRADE_CHAPTERS="01 02" GRADE_TIME_LIMIT=$2 2>&1)
+        GRADE_CHAPTERS="01 02" GRADE_TIME_LIMIT="$2" 2>&1)
     rc=$?
     printf '%s\n' "$out" | tail -40
     [ $rc -eq 0 ] || { echo "grade_submissions: make grade of $1 exited $rc"; exit 1; }

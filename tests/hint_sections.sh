@@ -29,6 +29,7 @@ for id in $ids; do
         status=1
     fi
 done
+# shellcheck disable=SC2013 # a hint id is one word ([a-z-]*)
 for id in $(sed -n 's/^## \[\([a-z-]*\)\].*/\1/p' "$doc"); do
     if ! printf '%s\n' "$ids" | grep -qx -- "$id"; then
         echo "hint_sections: $doc describes [$id], a hint no code prints"
@@ -49,6 +50,7 @@ while IFS= read -r ref; do
     file=${ref%%,*}
     title=$(printf '%s' "$ref" | sed "s/^[^']*'//; s/'\$//")
     count=$((count + 1))
+    # shellcheck disable=SC2016 # the $ in sed's bracket expression is a character to escape
     if ! grep -qE "^## [0-9]+\. $(printf '%s' "$title" | sed 's/[][\.*^$()+?{}|]/\\&/g')\$" "$file"; then
         echo "hint_sections: $file has no section '$title'"
         status=1

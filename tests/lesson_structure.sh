@@ -37,7 +37,7 @@ for lesson in "$@"; do
     case $lesson in *chapters/0[2-6]_*/README.md) glossary=1 ;; esac
     grep -q '#glossary)' "$lesson" && glossary=1
     awk -v core_max=$CORE_MAX -v file="$lesson" -v answers="$answers" \
-        -v have_answers=$have_answers -v glossary=$glossary '
+        -v have_answers="$have_answers" -v glossary=$glossary '
     function problem(line, what) { printf "%s:%d: %s\n", file, line, what; bad = 1 }
     function close_experiment() {
         if (open_exp && !table_seen) problem(exp_line, "this experiment has no table with a \"yours\" column")

@@ -15,6 +15,7 @@
 # Prints one line per mutant: "caught  [hint] what", "MISSED" or "WRONG HINT"; exits 1 if any
 # mutant was missed or got another hint. Each mutated file is restored (in the copy) before the
 # next mutant; the copy goes on every exit, an interrupt (Ctrl-C) or a kill by TERM included.
+# shellcheck disable=SC2086 # throughout: a check command is one string of words (sh has no arrays), split on purpose
 set -u
 for built in common libworkbook.a devinfo; do
     [ -e "build/$built" ] || { echo "mutants: build/$built is not built (run make first)"; exit 2; }
@@ -24,8 +25,8 @@ copy=$(pwd)/build/mutants/tree
 trap 'cd / && rm -rf "$copy"' EXIT
 trap 'exit 130' INT HUP TERM # exit runs the EXIT trap
 rm -rf "$copy" && mkdir -p "$copy/build" || exit 2
-tar cf - Makefile common chapters solutions exercises tests data grading | tar xf - -C "$copy" &&
-    (cd build && tar cf - common libworkbook.a [0-9][0-9]_*) | tar xf - -C "$copy/build" ||
+{ tar cf - Makefile common chapters solutions exercises tests data grading | tar xf - -C "$copy" &&
+    (cd build && tar cf - common libworkbook.a [0-9][0-9]_*) | tar xf - -C "$copy/build"; } ||
     { echo "mutants: could not copy the tree to $copy"; exit 2; }
 cd "$copy" || exit 2
 missed=0
@@ -55,7 +56,7 @@ mutant() { # FILE SED_EXPRESSION HINT_ID DESCRIPTION CHECK_COMMAND...
     if cmp -s "$file" "$file.orig"; then
         echo "mutants: '$what' changed nothing in $file: fix the expression"
         missed=1
-    elif ! make -s $(program_in "$@") >/dev/null 2>&1; then
+    elif ! make -s "$(program_in "$@")" >/dev/null 2>&1; then
         echo "mutants: '$what' does not build"
         missed=1
     elif output=$("$@" 2>&1); then

@@ -50,7 +50,7 @@ unchanged "$dir/input.$ext" "$fixture" "an input hard-linked at OUT.tmp"
 ln -s "$dir/victim.txt" "$dir/linked.$ext"
 run --input "$dir/input.$ext" --output "$dir/linked.$ext" || fail "symlink at OUT: run failed"
 unchanged "$dir/victim.txt" "$dir/victim.orig" "the target of a symbolic link at OUT"
-[ -f "$dir/linked.$ext" ] && [ ! -L "$dir/linked.$ext" ] || fail "the link at OUT was not replaced"
+{ [ -f "$dir/linked.$ext" ] && [ ! -L "$dir/linked.$ext" ]; } || fail "the link at OUT was not replaced"
 
 up="$dir/../$(basename "$dir")/input.$ext"
 "$program" --check --own-kernels --input "$dir/input.$ext" --output "$up" >"$dir/refused.log" 2>&1
@@ -58,6 +58,7 @@ rc=$?
 [ $rc -eq 2 ] || fail "--output as the input through '..' exited $rc, not 2"
 grep -q "refusing to overwrite an input" "$dir/refused.log" || fail "no clear refusal: $(cat "$dir/refused.log")"
 unchanged "$dir/input.$ext" "$fixture" "the input given as output through '..'"
+# shellcheck disable=SC2010 # names for the message; the folder is this test's own
 leftover=$(ls -A "$dir" | grep '^\.' | tr '\n' ' ')
 [ -z "$leftover" ] || fail "temporary files left: $leftover"
 echo "output_safety: PASS"

@@ -26,7 +26,7 @@ printf '%s\n' "$out" | grep -q 'did not report.*gpu__time_duration.sum' || fail 
 out=$(NCU="$root/tests/fixtures/fake_ncu.sh" FAKE_NCU_MODE=perm sh tests/profile.sh build/tests/profile_cli "$program" 2>&1)
 [ $? -eq 1 ] || fail "a permission error did not exit 1"
 printf '%s\n' "$out" | grep -q 'ERR_NVGPUCTRPERM.*administrator' || fail "permission error: '$out'"
-out=$(PATH=/usr/bin:/bin NCU= CUDA_HOME=/nonexistent sh tests/profile.sh build/tests/profile_cli "$program" 2>&1)
+out=$(PATH=/usr/bin:/bin NCU='' CUDA_HOME=/nonexistent sh tests/profile.sh build/tests/profile_cli "$program" 2>&1)
 [ $? -eq 1 ] || fail "a missing ncu did not exit 1"
 printf '%s\n' "$out" | grep -q 'ncu) not found' || fail "missing ncu: '$out'"
 echo "profile_cli: the table, the counters-permission message and the missing-ncu message are right"

@@ -59,6 +59,7 @@ for chapter in $chapters; do
 done
 echo "progress: $solved of $total chapters solved"
 if [ -n "$next" ]; then
+    # shellcheck disable=SC2086 # chapters: a list of names, split one a line
     echo "next: chapter $next: read chapters/$(printf '%s\n' $chapters | grep "^$next")/README.md, edit $exercises/$(printf '%s\n' $chapters | grep "^$next")/, then make check CH=$next"
 elif [ $unchecked -gt 0 ]; then
     echo "next: every chapter is solved or written; check the $unchecked written ones with make check CH=NN on a GPU machine"

@@ -13,8 +13,10 @@ for rank in 0 1; do
     WB_RANK=$rank WB_LOCAL_RANK=$rank "$@" >"$dir/rank$rank.log" 2>&1 &
     eval "pid$rank=\$!"
 done
+# shellcheck disable=SC2154 # pid0 and pid1: set by the eval above
 wait "$pid0"
 rc0=$?
+# shellcheck disable=SC2154 # (as above)
 wait "$pid1"
 rc1=$?
 for rank in 0 1; do

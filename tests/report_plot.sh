@@ -52,6 +52,7 @@ c = fft_crossover(fft, {"NPP filter": {s: 0.09 * s for s in range(1, 32)}})
 assert c["from"] == 8 and c["sentence"].startswith("From 8x8 on"), c
 assert fft_crossover(fft, {"fast": {s: 0.01 for s in range(1, 32)}})["wins"] == []
 PY
+    # shellcheck disable=SC2012 # a count of files the test wrote, with plain names
     echo "report_plot: seed $seed: $(ls "$scratch"/*.csv | wc -l) CSVs with every record; broken input refused; the FFT crossover"
     ;;
 figures)
@@ -71,7 +72,7 @@ sys.exit(sum(n for n, c in im.getcolors(1 << 24) if max(c) - min(c) > 60) < 50)'
             fail "$name.png shows no data in colour"
         grep -q "($name.png)" "$scratch/report.md" || fail "report.md does not show $name.png"
     done
-    echo "report_plot: seed $seed: $(echo $expected | wc -w) figures drawn, checked and shown in report.md"
+    echo "report_plot: seed $seed: $(echo "$expected" | wc -w) figures drawn, checked and shown in report.md"
     ;;
 *) fail "part '$part' is neither csv nor figures" ;;
 esac

@@ -54,7 +54,7 @@ run() {
     case $t in cli | ch08_options | ch10_options) dict="-dict=$root/tests/fuzz/options.dict" ;; esac
     artifacts "$t" >"$out/.before_$t"
     "$out/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-        $dict -artifact_prefix="$out/crash_$t-" "$corpus" >"$out/fuzz_$t.log" 2>&1 &
+        ${dict:+"$dict"} -artifact_prefix="$out/crash_$t-" "$corpus" >"$out/fuzz_$t.log" 2>&1 &
     eval "pid_$t=\$!"
 }
 
@@ -63,6 +63,7 @@ row() {
     t=$1 rc=$2 log="$out/fuzz_$1.log"
     findings=$(artifacts "$t" | grep -vxF -f "$out/.before_$t")
     rm -f "$out/.before_$t"
+    # shellcheck disable=SC2046 # awk prints three words: executions, edges, corpus
     set -- $(awk '/^#[0-9]+[ \t]/ {
             execs = substr($1, 2); cov = "-"; corp = "-"
             for (i = 2; i < NF; ++i) {
@@ -85,7 +86,7 @@ failed=0
 set -- "$@" ""
 while [ -n "$1" ]; do
     batch=
-    while [ -n "$1" ] && [ "$(echo $batch | wc -w)" -lt "$jobs" ]; do
+    while [ -n "$1" ] && [ "$(echo "$batch" | wc -w)" -lt "$jobs" ]; do
         run "$1"
         batch="$batch $1"
         shift
