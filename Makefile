@@ -83,8 +83,10 @@ LDLIBS := -Xcompiler -fopenmp $(PNG_LIBS) -lm
 # its TODO code uses: those warnings are silenced for exercise files alone.
 EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter,-Wno-unused-function
 # Each object's own header dependencies, written by the compiler beside it (X.dep) and read
-# below, so touching a header rebuilds what includes it and nothing else. (An exercise object
-# keeps its X.o.d, the grader's record of the files it read, and depends on every header.)
+# below, so touching a header rebuilds what includes it and nothing else: common/verify.h, 26 of
+# the build's 75 compiles; common/cuda_check.h, which nearly every file includes, 53. (An
+# exercise object keeps its X.o.d, the grader's record of the files it read, and depends on every
+# header.)
 DEPFLAGS = -MMD -MP -MF $(basename $@).dep
 
 # ---- the chapter registry ------------------------------------------------------------------
