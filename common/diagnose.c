@@ -56,6 +56,7 @@ static const char *const ids[HINT_COUNT] = {
 #define CH01_FORMULA "chapters/01_basic_1d/README.md, 'What \"convolution\" means here'"
 #define CH01_GHOSTS "chapters/01_basic_1d/README.md, 'Ghost cells'"
 #define CH01_MAPPING "chapters/01_basic_1d/README.md, 'The mapping: one thread per output'"
+#define CH02_TODO "chapters/02_constant_mask/README.md, 'Your turn: the two TODO blocks'"
 #define CH03_BARRIER                                                                               \
     "chapters/03_tiled_halo/README.md, 'The barrier, and why no thread may leave early'"
 #define CH03_TILE "chapters/03_tiled_halo/README.md, 'The tile and who loads it'"
@@ -63,6 +64,7 @@ static const char *const ids[HINT_COUNT] = {
 #define CH05_PITCH "chapters/05_tiled_2d/README.md, 'Pitched rows and DRAM bursts'"
 #define CH05_TILES                                                                                 \
     "chapters/05_tiled_2d/README.md, 'Input tile, output tile: one thread per input cell'"
+#define CH06_TODO "chapters/06_register_prefetch/README.md, 'Your turn: the three TODO blocks'"
 #define CH07_ROW_PASS "chapters/07_separable/README.md, 'Your turn: the row pass'"
 #define CH07_ROUNDING "chapters/07_separable/README.md, 'Two passes round twice'"
 #define CH08_STRIPS "chapters/08_streams/README.md, 'Strips: an image larger than the GPU'"
@@ -98,6 +100,11 @@ static const struct hint_text texts[] = {
      "event: the comm stream for the pass that wrote the rows it sends (pass_done, TODO 1), the "
      "edge stream for the halo (halo_arrived, TODO 4)",
      CH10_EXCHANGE},
+    {HINT_RACE, 0, 2,
+     "two launches on the same input gave different results: a missing __syncthreads() between "
+     "the tile's load and its use (a thread reads a cell of the shared tile before the thread "
+     "that loads it has written it), or a thread that returns before the barrier",
+     CH05_TILES},
     {HINT_RACE, 0, 0,
      "two launches on the same input gave different results: a missing __syncthreads() (a thread "
      "reads the shared tile before others have written it)",
@@ -138,6 +145,10 @@ static const struct hint_text texts[] = {
      "the last rows were never written (still NaN): the strips stop short of the image's end: "
      "(height + strip_rows - 1) / strip_rows strips, the last one with the rows that are left",
      CH08_STRIPS},
+    {HINT_UNWRITTEN_END, 6, 0,
+     "the last columns or rows were never written (still NaN): the store (TODO 3) must keep "
+     "every output of the thread's 2x2 that lies inside the image, tested on both axes",
+     CH06_TODO},
     {HINT_UNWRITTEN_END, 0, 1,
      "the last outputs were never written (still NaN): the grid covers too few outputs (round "
      "the number of blocks up; count the outputs each block really computes, its output tile)",
@@ -185,6 +196,11 @@ static const struct hint_text texts[] = {
      "min(first + rows + mask_h - 1 - mask_h/2, height), and the strip's first output that many "
      "rows into its buffer",
      CH08_STRIPS},
+    {HINT_GHOST_CELLS, 6, 0,
+     "only outputs within one cell of the image's border are wrong: the prefetch (TODO 1): a "
+     "window cell outside the image (x or y below 0, x >= width, y >= height) is 0, every cell "
+     "inside is read, the first and the last row and column included",
+     CH06_TODO},
     {HINT_GHOST_CELLS, 0, 1,
      "only outputs within mask_width/2 of the ends are wrong: ghost cells (inputs outside the "
      "signal) must count as zero, and every real input, the first and the last included, must "
@@ -251,6 +267,10 @@ static const struct hint_text texts[] = {
      "the results are shifted by one column: the row pass's window starts mask_w/2 columns left "
      "of the output (integer division)",
      CH07_ROW_PASS},
+    {HINT_SHIFTED, 6, 0,
+     "the results are shifted by one place: the window starts one cell up and left of the "
+     "thread's first output (wx, wy), and output (oy, ox) meets window[oy + i][ox + j]",
+     CH06_TODO},
     {HINT_SHIFTED, 0, 1,
      "the results are shifted by one place: the window's anchor (it starts mask_width/2 to the "
      "left of the output, integer division)",
@@ -282,6 +302,11 @@ static const struct hint_text texts[] = {
      "previous one, and the pitch is wider (use row_of)",
      CH05_PITCH},
 
+    {HINT_ONE_TAP, 2, 0,
+     "one mask weight is missing or wrong everywhere: the copy to constant memory moves "
+     "mask_width * sizeof(float) bytes (a count of bytes, not of weights), or the loop over the "
+     "mask stops early",
+     CH02_TODO},
     {HINT_ONE_TAP, 0, 1,
      "one mask weight is missing or wrong everywhere: the loop over the mask (its bounds), or "
      "the copy of the mask to the GPU (its byte count)",
@@ -298,6 +323,15 @@ static const struct hint_text texts[] = {
      "and stores its sums as floats",
      CH07_ROUNDING},
 
+    {HINT_WRONG_EVERYWHERE, 2, 0,
+     "outputs are wrong throughout: the mask in constant memory: TODO 1 copies it before any "
+     "launch, cudaMemcpyToSymbol(c_mask, h_mask, mask_width * sizeof(float)) (a count in bytes; "
+     "never copied, c_mask holds zeros), and the kernel reads weight j as c_mask[j]",
+     CH02_TODO},
+    {HINT_WRONG_EVERYWHERE, 6, 0,
+     "outputs are wrong throughout: the sums (TODO 2): output (oy, ox) adds c_mask[i * MASK + j] "
+     "times window[oy + i][ox + j], from the window the prefetch filled",
+     CH06_TODO},
     {HINT_WRONG_EVERYWHERE, 7, 0,
      "outputs are wrong throughout: the row pass: the term's weights (c_rows + term * mask_w), "
      "which input each weight meets (weight j, column x - mask_w/2 + j), the tile's columns",

@@ -91,6 +91,8 @@ check02="build/ch02_constant_mask --check --size 1,2,33,4097,100000 --mask-width
 mutant $ch02 's/mask_width \* sizeof(float)));/(mask_width - 1) * sizeof(float)));/' \
     one-tap "ch02: copies one weight too few" $check02
 mutant $ch02 's/c_mask\[j\] \* in\[k\]/c_mask[j + 1] * in[k]/' wrong-everywhere "ch02: weights shifted by one" $check02
+mutant $ch02 's/^    CUDA_CHECK(cudaMemcpyToSymbol(c_mask.*$/    \/\/ mask never copied/' wrong-everywhere \
+    "ch02: the mask never copied to constant memory" $check02
 ch03=solutions/03_tiled_halo/conv1d_tiled.cu
 check03="build/ch03_tiled_halo --check --size 1,2,33,4097,100000 --mask-width 1:63 --block 64"
 mutant $ch03 's/^    __syncthreads();/    \/\/ no barrier/' race "ch03: no barrier (racecheck)" \
@@ -137,6 +139,8 @@ mutant $ch06 's/if (x0 + ox < width \&\& y0/if (x0 + ox < width - 1 \&\& y0/' un
 mutant $ch06 's/: 0.0f;/: 1.0f;/' ghost-cells "ch06: ghost cells not zero" $check06
 mutant $ch06 's/__ldg(row_of(in, pitch, y) + x)/__ldg(in + y * width + x)/' pitch \
     "ch06: rows addressed by width, not pitch" $check06
+mutant $ch06 's/const int y = wy + i, x = wx + j;/const int y = wy + i, x = wx + j + 1;/' shifted \
+    "ch06: the window one column right of its corner" $check06
 # Chapter 07's row pass, under the two-pass path: rank-1 masks of odd, even and bucket-edge
 # widths (4, 8, 16 and 32 taps), sizes that are no multiple of a tile.
 ch07=solutions/07_separable/conv2d_row_pass.cu

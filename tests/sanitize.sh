@@ -19,6 +19,7 @@ chapter_of() {
 hint() {
     barrier="chapters/03_tiled_halo/README.md, 'The barrier, and why no thread may leave early'"
     march="chapters/09_3d/README.md, 'Marching along z'"
+    tile_2d="chapters/05_tiled_2d/README.md, 'Input tile, output tile: one thread per input cell'"
     case $1:$2 in
     memcheck:0[1-4]) echo "  hint [out-of-bounds]: a thread read or wrote outside its arrays: a" \
         "thread past the end (i >= n) must neither read nor write, and every input index must lie" \
@@ -47,8 +48,11 @@ hint() {
     racecheck:09) echo "  hint [race]: threads share a stage of the plane ring without order:" \
         "a plane fetched into the stage another plane is still read from, or read before the" \
         "wait and the barrier (see $march)" ;;
+    racecheck:0[1-4]) echo "  hint [race]: threads share the tile without a barrier between" \
+        "writing and reading it: a missing __syncthreads() (see $barrier)" ;;
     racecheck:*) echo "  hint [race]: threads share the tile without a barrier between writing and" \
-        "reading it: a missing __syncthreads() (see $barrier)" ;;
+        "reading it: a missing __syncthreads() after every thread's load, reached by every" \
+        "thread of the block (see $tile_2d)" ;;
     synccheck:09) echo "  hint [divergent-barrier]: a __syncthreads() that not every thread of" \
         "the block reaches: the march's barrier after each plane's wait must be reached by every" \
         "thread, every step, also by threads whose outputs lie outside the volume (see $march)" ;;
