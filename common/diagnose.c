@@ -60,6 +60,8 @@ static const char *const ids[HINT_COUNT] = {
 #define CH03_BARRIER                                                                               \
     "chapters/03_tiled_halo/README.md, 'The barrier, and why no thread may leave early'"
 #define CH03_TILE "chapters/03_tiled_halo/README.md, 'The tile and who loads it'"
+#define CH04_REGS                                                                                  \
+    "chapters/04_cached_tiling/README.md, 'Exercise 2: registers, a bridge to chapter 06'"
 #define CH05_FORMULA "chapters/05_tiled_2d/README.md, 'Images, planes and the 2D formula'"
 #define CH05_PITCH "chapters/05_tiled_2d/README.md, 'Pitched rows and DRAM bursts'"
 #define CH05_TILES                                                                                 \
@@ -145,6 +147,11 @@ static const struct hint_text texts[] = {
      "the last rows were never written (still NaN): the strips stop short of the image's end: "
      "(height + strip_rows - 1) / strip_rows strips, the last one with the rows that are left",
      CH08_STRIPS},
+    {HINT_UNWRITTEN_END, 4, 0,
+     "the last outputs were never written (still NaN): the register kernel's store (TODO 3) "
+     "takes one output at a time where the signal ends among a thread's K, each one below n; "
+     "the cached kernel's threads with i < n all store",
+     CH04_REGS},
     {HINT_UNWRITTEN_END, 6, 0,
      "the last columns or rows were never written (still NaN): the store (TODO 3) must keep "
      "every output of the thread's 2x2 that lies inside the image, tested on both axes",
@@ -267,6 +274,11 @@ static const struct hint_text texts[] = {
      "the results are shifted by one column: the row pass's window starts mask_w/2 columns left "
      "of the output (integer division)",
      CH07_ROW_PASS},
+    {HINT_SHIFTED, 4, 0,
+     "the results are shifted by one place: the window's anchor: in the register kernel output "
+     "o meets x[T::lead + o + j], the window copied from s_tile + threadIdx.x * K; in the cached "
+     "kernel, tap j reads input i - mask_width/2 + j",
+     CH04_REGS},
     {HINT_SHIFTED, 6, 0,
      "the results are shifted by one place: the window starts one cell up and left of the "
      "thread's first output (wx, wy), and output (oy, ox) meets window[oy + i][ox + j]",

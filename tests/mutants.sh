@@ -113,12 +113,14 @@ mutant $ch04 's/^    __syncthreads();/    \/\/ no barrier/' race "ch04: no barri
 mutant $ch04 's/k >= tile_start \&\& k < tile_end/k >= tile_start \&\& k <= tile_end/' \
     out-of-bounds "ch04: tile end off by one (reads past the shared tile)" $check04
 mutant $ch04 's/else if (k >= 0 \&\& k < n)/else if (k >= 0 \&\& k < n - 1)/' ghost-cells "ch04: halo misses the last input" $check04
-# Exercise 2, the register-tiled kernel ("beyond: regs", checked beside the cached one).
+# Exercise 2 (section 6), the register-tiled kernel ("beyond: regs", checked beside the cached one).
 regs04=solutions/04_cached_tiling/conv1d_register.cu
 mutant $regs04 's/for (int j = 0; j < W; ++j)/for (int j = 0; j < W - 1; ++j)/' one-tap \
     "ch04 regs: drops the last mask weight" $check04
 mutant $regs04 's/if (first + o < n) out/if (first + o < n - 1) out/' unwritten-end \
     "ch04 regs: the signal's last output never stored" $check04
+mutant $regs04 's/x\[T::lead + o + j\]/x[T::lead + o + j + 1]/' shifted \
+    "ch04 regs: output o meets the window one place right" $check04
 ch05=solutions/05_tiled_2d/conv2d_tiled.cu
 check05="build/ch05_tiled_2d --check --size 1000x777,1x37,37x1 --mask-width 1:15,5x3,2x4 --block 16"
 mutant $ch05 's/^    __syncthreads();/    \/\/ no barrier/' race "ch05: no barrier (racecheck)" \
