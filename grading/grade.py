@@ -199,25 +199,7 @@ class Student:
     def run_tests(self, book, cores):
         if not self.built:
             return
-        env = clean_environment({"WB_LIST_FORMAT": "tsv",
-                                 "WB_EXERCISE_DIR": os.path.join(ROOT, self.g, "build")})
-        listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, " ".join(self.built)],
-                                 capture_output=True, text=True, cwd=ROOT, env=env)
-        if listing.returncode != 0:
-            die(f"tests/ctest_list.sh failed: {listing.stderr.strip()[:200]}")
-        tests, record = [], ""
-        for line in listing.stdout.split("\n"):  # a command may span lines (a CPU test's script)
-            record = record + "\n" + line if record else line
-            fields = record.split("\t", 4)
-            if len(fields) < 5:
-                continue
-            try:
-                argv = shlex.split(fields[4])
-            except ValueError:
-                continue
-            tests.append({"name": fields[0], "labels": fields[1].split(";"), "limit": int(fields[2]),
-                          "threads": int(fields[3]), "argv": argv})
-            record = ""
+        tests = test_list(self.built, os.path.join(ROOT, self.g, "build"))
         for nn, name, args in book.hidden:
             chapter = next((c for c in self.built if c.startswith(nn + "_")), None)
             if chapter:
@@ -388,6 +370,30 @@ def strip_tokens(data):
     return "\n".join(l for l in data.decode("utf-8", "replace").splitlines() if not l.startswith("wb-grade "))
 
 
+def test_list(chapters, exercise_dir):
+    """The chapters' tests as tests/ctest_list.sh lists them, the exercise programs in
+    exercise_dir: name, labels, time limit, threads and the command of each."""
+    env = clean_environment({"WB_LIST_FORMAT": "tsv", "WB_EXERCISE_DIR": exercise_dir})
+    listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, " ".join(chapters)],
+                             capture_output=True, text=True, cwd=ROOT, env=env)
+    if listing.returncode != 0:
+        die(f"tests/ctest_list.sh failed: {listing.stderr.strip()[:200]}")
+    tests, record = [], ""
+    for line in listing.stdout.split("\n"):  # a command may span lines (a CPU test's script)
+        record = record + "\n" + line if record else line
+        fields = record.split("\t", 4)
+        if len(fields) < 5:
+            continue
+        try:
+            argv = shlex.split(fields[4])
+        except ValueError:
+            continue
+        tests.append({"name": fields[0], "labels": fields[1].split(";"), "limit": int(fields[2]),
+                      "threads": int(fields[3]), "argv": argv})
+        record = ""
+    return tests
+
+
 # ---- the rubric ----------------------------------------------------------------------------------
 
 class Book:
@@ -400,7 +406,8 @@ class Book:
             folder = os.path.join("exercises", c)
             self.pristine[c] = {n: open(os.path.join(folder, n), encoding="utf-8").read()
                                 for n in sorted(os.listdir(folder)) if n.endswith(".cu")}
-        self.rubric = []
+        self.rubric, self.rubric_line = [], {}
+        self.rubric_path, self.hidden_path = rubric_path, hidden_path
         known = {c[:2] for c in chapters}
         try:
             lines = open(rubric_path, encoding="utf-8", errors="replace").read().replace("\r", "").split("\n")
@@ -424,6 +431,7 @@ class Book:
                 die(f"{rubric_path}: line {number_}: not 'NN group points regex' or "
                     f"'NN speed points full zero' (NN a chapter): {line[:80]}")
             self.rubric.append(f)
+            self.rubric_line[id(f)] = number_
         for c in graded:  # a chapter with nothing to score would grade as 0 / 0 for everyone
             if not any(f[0] == c[:2] and f[1] != "speed" for f in self.rubric):
                 die(f"{rubric_path}: no line scores chapter {c[:2]} (it would grade 0 / 0): add "
@@ -443,11 +451,50 @@ class Book:
                         not re.fullmatch(r"[A-Za-z0-9_]+", f[1]):
                     die(f"{hidden_path}: line {number_}: not 'NN name arguments...' "
                         "(name: letters, digits, _)")
+                if f[0] not in known:
+                    die(f"{hidden_path}: line {number_}: chapter {f[0]} is not one of this "
+                        f"workbook's ({' '.join(sorted(known))})")
                 try:
                     args = shlex.split(f[2]) if len(f) > 2 else []
                 except ValueError as e:
                     die(f"{hidden_path}: line {number_}: {e}")
                 self.hidden.append((f[0], f[1], args))
+
+    def check_before_grading(self, graded, gpu):
+        """The instructor's files, tried before any student is built: every rubric line of a
+        graded chapter selects at least one test (a typo, or hidden lines without HIDDEN_TESTS,
+        would score every student 0), and every hidden test passes on the reference solution (a
+        wrong argument would count as every student's failure; needs a GPU)."""
+        names = [t["name"] for t in test_list(graded, os.path.join(ROOT, "build"))
+                 if "exercise" in t["labels"]]
+        names += [f"ch{nn}_hidden_{name}" for nn, name, _ in self.hidden]
+        for f in self.rubric:
+            nn = f[0]
+            if f[1] == "speed" or not any(c.startswith(nn + "_") for c in graded):
+                continue
+            if not any(n.startswith(f"ch{nn}_") and re.search(f[3], n) for n in names):
+                why = (" (no HIDDEN_TESTS given)" if "hidden" in f[3] and not self.hidden_path
+                       else "")
+                die(f"{self.rubric_path}: line {self.rubric_line[id(f)]}: '{f[3]}' selects no test "
+                    f"of chapter {nn}{why}: every student would score 0 there")
+        if not gpu:
+            return
+        for nn, name, args in self.hidden:
+            chapter = next((c for c in graded if c.startswith(nn + "_")), None)
+            if chapter is None:
+                continue
+            try:
+                r = subprocess.run([os.path.join("build", f"ch{chapter}")] + args, cwd=ROOT,
+                                   capture_output=True, env=clean_environment(),
+                                   timeout=TEST_LIMIT_S + 30)
+            except subprocess.TimeoutExpired:
+                die(f"{self.hidden_path}: hidden test {nn} {name} runs over {TEST_LIMIT_S + 30} s on "
+                    "the reference solution: fix it before grading anyone")
+            if r.returncode not in (0, 77):
+                said = (r.stdout + r.stderr).decode("utf-8", "replace").strip().splitlines()
+                last = export.shown(said[-1][:160]) if said else "no output"
+                die(f"{self.hidden_path}: hidden test {nn} {name} fails on the reference solution "
+                    f"(exit {r.returncode}: {last}): fix it before grading anyone")
 
     def score(self, s, gpu):
         """Each rubric line of the chapters graded this time: the student's groups."""
@@ -613,6 +660,9 @@ def main():
         die(f"GRADE_CHAPTERS='{env.get('GRADE_CHAPTERS', '')}' names no chapter")
     book = Book(chapters, rubric, hidden, graded)
     jobs = int(jobs)
+    gpu = os.path.isfile(os.path.join(ROOT, "build", "devinfo")) and \
+        subprocess.run(["build/devinfo"], capture_output=True, cwd=ROOT).returncode == 0
+    book.check_before_grading(graded, gpu)
 
     # who, and where their results go
     if submissions:
@@ -658,7 +708,6 @@ def main():
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(lambda sc: sc[0].build(sc[1], book), [(s, c) for s in students for c in s.ready]))
 
-    gpu = subprocess.run(["build/devinfo"], capture_output=True, cwd=ROOT).returncode == 0
     rows = []
     for s in students:
         s.run_tests(book, Cores(jobs))
