@@ -185,6 +185,8 @@ threads=1 cost=
 
 # make check's stages and verdicts, on stand-in tests (no GPU needed).
 add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_stages"
+# ... and they catch a wrong reading of CTest's report, planted one at a time in a copy.
+add check_stages_catches "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_stages_catches" --plants
 # make progress from a half-done workbook: solved, failing with its hint, untouched, next. On a
 # GPU machine it builds the exercises and runs chapter 01's whole check (21 tests) with JOBS=8
 # inside: eight slots, and one of the longest tests (with JOBS=4, 70 s of make test's 100 s on a

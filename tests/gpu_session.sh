@@ -14,7 +14,8 @@
 # `make report` (REPORT_SCALE from the environment), its folder copied to LOG_DIR/report/;
 # profiles: tests/profile.sh on each chapter's reference kernels, at the mask widths the lessons
 # discuss (the numbers the lessons quote), tables in profiles.log. Logs:
-# LOG_DIR/<step>.log, and device.log; test also keeps CTest's per-test costs.
+# LOG_DIR/<step>.log, and device.log; test also keeps CTest's per-test costs and its JUnit
+# reports, and names the tests that failed or were skipped from those (tests/ctest_junit.sh).
 logs=${1:-build/logs}
 shift
 steps=${*:-build test check grade}
@@ -30,8 +31,18 @@ for step in $steps; do
         ;;
     test)
         make test >"$logs/test.log" 2>&1
-        cp build/Testing/Temporary/CTestCostData.txt "$logs/" 2>/dev/null
-        grep -E 'tests passed|Skipped|Failed|\*\*\*|Total Test time' "$logs/test.log" | tail -30
+        cp build/Testing/Temporary/CTestCostData.txt build/Testing/suite_*.xml "$logs/" 2>/dev/null
+        # The counts and the names of the tests that did not pass, from CTest's JUnit reports
+        results=$(sh tests/ctest_junit.sh list build/Testing/suite_*.xml 2>/dev/null)
+        if [ -z "$results" ]; then
+            echo "gpu_session: make test wrote no test report (build/Testing/suite_*.xml); its log ends:"
+            tail -15 "$logs/test.log"
+        else
+            count() { printf '%s\n' "$results" | grep -c "^$1 "; }
+            echo "gpu_session: make test: $(count passed) passed, $(count failed) failed," \
+                "$(count skipped) skipped (none may be, on a GPU machine)"
+            printf '%s\n' "$results" | grep -v '^passed ' | head -30 | sed 's/^/    /'
+        fi
         ;;
     check)
         for entry in chapters/[0-9][0-9]_*/chapter.mk; do # every registered chapter

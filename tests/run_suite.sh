@@ -19,13 +19,23 @@
 # Testing/Temporary/CTestCostData.txt). A build that has none gets tests/test_costs.txt, the
 # record of a make test on an H100 pair, so a first run is ordered too (without it, long tests
 # that happened to start late ended the run late). Tests the record lacks start last.
+#
+# Results: each CTest run writes its JUnit report, BUILD/Testing/suite_all.xml, or
+# suite_multi_gpu.xml and suite_others.xml (this run's only: older ones are removed first). The
+# scripts that act on make test's results (tests/gpu_session.sh, tests/handout.sh) read those,
+# through tests/ctest_junit.sh; CTest's console is left to people.
 build=$1 jobs=$2
 tests=$(cd "$(dirname "$0")" && pwd)
 cd "$build" || exit 1
 # In a student's copy (no solutions/) the student's own checks are the point: they run too.
 mine='^exercise$'
 [ -d "$tests/../solutions" ] || mine='^no label$'
-ctest_run() { ctest --output-on-failure -j "$jobs" "$@"; }
+ctest_run() { # PHASE CTEST_ARGS...
+    phase=$1
+    shift
+    ctest --output-on-failure --output-junit "Testing/suite_$phase.xml" -j "$jobs" "$@"
+}
+rm -f Testing/suite_*.xml
 record=Testing/Temporary/CTestCostData.txt
 if [ ! -f "$record" ] && [ -f "$tests/test_costs.txt" ]; then
     mkdir -p Testing/Temporary && cp "$tests/test_costs.txt" "$record"
@@ -40,7 +50,7 @@ fi
 export WB_SUITE_GPUS
 gpus=$(printf '%s' "$WB_SUITE_GPUS" | tr ',' '\n' | grep -c .)
 if [ "${gpus:-0}" -lt 2 ]; then
-    ctest_run --label-exclude "$mine"
+    ctest_run all --label-exclude "$mine"
     exit
 fi
 
@@ -57,9 +67,9 @@ spec=gpu_resources.json
 } >"$spec"
 
 echo "run_suite: $gpus GPUs: phase 1, the tests that take several GPUs, alone"
-ctest_run --label-regex '^multi_gpu$' --label-exclude "$mine"
+ctest_run multi_gpu --label-regex '^multi_gpu$' --label-exclude "$mine"
 first=$?
 echo "run_suite: phase 2, the others, each GPU test on one of $gpus GPUs"
-ctest_run --label-exclude "^(multi_gpu)\$|$mine" --resource-spec-file "$spec"
+ctest_run others --label-exclude "^(multi_gpu)\$|$mine" --resource-spec-file "$spec"
 second=$?
 [ $first -eq 0 ] && [ $second -eq 0 ]
