@@ -70,8 +70,8 @@ battery() {
             add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size "$n" --mask-width "1:$max_width"
         done
     fi
-    heavy 50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
-        --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
+    add heavy cost=50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own \
+        --size 67108864 --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     # Blocks and named masks likewise: one process each for the reference, one per item for yours.
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo "$blocks" | tr ' ' ,)" \
@@ -123,7 +123,7 @@ for kind in solution exercise; do
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
         # shellcheck disable=SC2086 # args: several options, split on purpose
-        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" "$binary" \
-            --check --own-kernels $args
+        add sanitizer "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" \
+            "$binary" --check --own-kernels $args
     done
 done

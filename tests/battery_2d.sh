@@ -57,9 +57,8 @@ battery() {
     add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check $own --size 1000x777,37x1,1x37 \
         --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
     # with a 31x31 mask this test took 13 s (chapter 06) and 27 s (07) on the H100: start it early
-    standard_cost=$((max_side > 16 ? 70 : 50))
-    heavy $standard_cost "ch${nn}_${kind}_standard" "$labels" "$binary" --check $own --size 8192x8192 \
-        --mask-width "3,4,7,$max_side"
+    add heavy cost=$((max_side > 16 ? 70 : 50)) "ch${nn}_${kind}_standard" "$labels" "$binary" \
+        --check $own --size 8192x8192 --mask-width "3,4,7,$max_side"
     # A block smaller than the largest mask takes the masks up to its own size; those at least
     # as large take them all. The reference runs all of the latter, every named mask and every
     # PNG in one process each (each process pays for a CUDA context, the GPU's serial part of
@@ -75,8 +74,9 @@ battery() {
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block "$block" \
             --size 1000x777,31x33 --mask-width "$widths"
     done
-    [ -n "$large_blocks" ] && early 30 "ch${nn}_solution_blocks_$(echo "$large_blocks" | tr , _)" "$labels" \
-        "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 --mask-width "1:$max_side"
+    [ -n "$large_blocks" ] && add cost=30 "ch${nn}_solution_blocks_$(echo "$large_blocks" | tr , _)" \
+        "$labels" "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 \
+        --mask-width "1:$max_side"
     named_masks="box gaussian sharpen laplacian sobel emboss"
     pngs="gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7"
     if [ "$kind" = solution ]; then
@@ -95,12 +95,13 @@ battery() {
                 --mask-width 3
         done
     fi
-    early 30 "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own --input "$root/data/images/coffee.png" \
-        --mask-width "1:$max_side"
+    add cost=30 "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own \
+        --input "$root/data/images/coffee.png" --mask-width "1:$max_side"
     for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
-        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" "$tool" "$binary" --check $own \
-            --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block "$sanitize_block"
+        add sanitizer "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" \
+            "$tool" "$binary" --check $own --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" \
+            --block "$sanitize_block"
     done
 }
 battery solution "$solution"

@@ -59,7 +59,7 @@ battery() {
     # a mask 7 deep (the z halo at its widest; run-time width and height). With 7x7x7 here too,
     # the CPU reference took 36 s on 4 threads: the cubes of 5 and 7 are checked on the odd
     # sizes above.
-    heavy 50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
+    add heavy cost=50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
         --mask-width 3,2x2x7
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo "$named_masks" | tr ' ' ,)" \
@@ -77,7 +77,7 @@ battery() {
     add "ch${nn}_${kind}_input_npy" "$labels" "$binary" --check \
         --input "$fixtures/volume_5x4x3.npy" --mask-width "1,3,5,7,3x2x1"
     for tool in $sanitizers; do
-        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" "$tool" "$binary" \
+        add sanitizer "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --size 37x35x9 --mask-width "1,2,3,7,2x5x3" --block 7
     done
 }
