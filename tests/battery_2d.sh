@@ -1,11 +1,26 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
-# battery_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
-# $block_min, $block_max, $block_needed, and $battery_blocks from the registry). Sizes include 1x1, 1xN, Nx1 and sizes that are no
-# multiple of any tile; pitched rows are wider than the image (1000 floats = 4000 bytes are
-# padded to a 4096-byte pitch); every square mask up to the maximum, odd and even, plus
-# non-square ones; PNGs of 1 to 4 channels; random data and masks drawn fresh each run.
-# The guard runs the chapter's default mask, the one its exercise kernel is built for.
+# battery_2d.sh: the tests every 2D chapter gets, sourced by ctest_list.sh once per chapter.
+#   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims, $battery_blocks
+#          (the registry's, or the default); its program's limits: $max_width, $block_min,
+#          $block_max, $block_needed; $root, $b, $expect, $fixtures; adds with add and
+#          usage_error (ctest_list.sh)
+#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
+#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
+# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
+# for the exercise, sanitizers included), the solution's other tests, the harness's tests (with
+# the first 2D chapter).
+#
+# Sizes include 1x1, 1xN, Nx1 and sizes that are no multiple of any tile; pitched rows are wider
+# than the image (1000 floats = 4000 bytes are padded to a 4096-byte pitch); every square mask up
+# to the maximum, odd and even, plus non-square ones; PNGs of 1 to 4 channels; random data and
+# masks drawn fresh each run.
+#
+# The run and bench modes on 1024x768 (bench: masks of 3 and 5, its table with a column "vs
+# naive"), JSON on 100x100; the guard on 100x37, with the chapter's default mask (the one its
+# exercise kernel is built for), where the unsolved exercise's check prints its error map.
+# shellcheck disable=SC2034 # read by ctest_list.sh
+modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3 \
+    guard_size=100x37 guard_pattern="error map"
 max_side=$max_width
 # Sanitizer runs use blocks of 16 (or what the largest mask needs), small enough to cut many
 # tile seams in a 100x37 image.
@@ -113,11 +128,6 @@ add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
 
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --own-kernels \
     --size 1000x777 --mask-file "$fixtures/mask_3x3.txt"
-# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
-# shellcheck disable=SC2034 # read by ctest_list.sh
-guard_size=100x37 guard_pattern="error map"
 # The 2D harness's files and memory, with the first 2D chapter (first_of_dims, ctest_list.sh):
 if [ "$first_of_dims" = 1 ]; then
     # The files written: the chapter's own kernels are enough (--own-kernels), and leaving out the

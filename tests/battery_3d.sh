@@ -1,10 +1,25 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
-# battery_3d.sh: the tests every 3D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
-# $block_min, $block_max). Volumes of one voxel, one row along x, one column along z, odd sizes
-# that are no multiple of any tile or chunk, and 512^3; every cube mask from 1 to the largest
-# and non-cubic ones with every side from 1 to 7 somewhere; every named mask; random data and
-# masks drawn fresh each run (the seed is printed); outputs poisoned with NaN before each launch.
+# battery_3d.sh: the tests every 3D chapter gets, sourced by ctest_list.sh once per chapter.
+#   reads  the chapter: $nn, $solution, $exercise, $sanitizers; its program's limits: $max_width,
+#          $block_max; $root, $b, $expect, $fixtures; adds with add and usage_error
+#          (ctest_list.sh)
+#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
+#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
+# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
+# for the exercise, sanitizers included), the solution's other tests. Its harness's files are
+# checked with every 3D chapter (one so far).
+#
+# Volumes of one voxel, one row along x, one column along z, odd sizes that are no multiple of
+# any tile or chunk, and 512^3; every cube mask from 1 to the largest and non-cubic ones with
+# every side from 1 to 7 somewhere; every named mask; random data and masks drawn fresh each run
+# (the seed is printed); outputs poisoned with NaN before each launch.
+#
+# The run and bench modes on 64x48x40 (bench: masks of 3 and 5, its table with a column "vs
+# naive"), JSON on 20x16x12; the guard on 37x35x9, where the unsolved exercise's check prints
+# where it mismatches.
+# shellcheck disable=SC2034 # read by ctest_list.sh
+modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3 \
+    guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"
 max_side=$max_width
 # One volume a side of each length 1..7 on each axis, odd and even, with the others different.
 non_cubic="1x7x1,7x1x1,1x1x7,3x5x7,7x5x3,2x4x6,6x2x4,4x6x2,5x3x1,7x7x1,1x7x7,7x1x7,2x3x4,3x4x5"
@@ -95,8 +110,3 @@ add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size
 # --output never destroys a file (safe_output.h), checked through the real program.
 add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
     "$solution" "$fixtures/volume_5x4x3.npy" "$b/out/ch${nn}_output_safety"
-# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3
-# shellcheck disable=SC2034 # read by ctest_list.sh
-guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"

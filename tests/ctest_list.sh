@@ -463,9 +463,18 @@ for chapter in $chapters; do
     *[!0-9]* | 0) die "chapters/$chapter/chapter.mk: battery_gpus: '$battery_gpus' is not a number of GPUs" ;;
     *) visible=$(seq -s, 0 $((battery_gpus - 1))) ;;
     esac
+    # The battery: its tests, and what it sets for the mode and guard tests below (its map at the
+    # top lists them), cleared first: one it leaves out stops the generator here instead of
+    # coming from the chapter before.
+    modes_size='' bench_masks='' bench_pattern='' json_size='' json_mask='' guard_size='' guard_pattern=''
     # shellcheck source=battery_2d.sh # any battery: each sets the variables used below
     . "$battery"
-    visible=
+    visible= # the battery's context ends with it
+    for value in "$modes_size" "$bench_masks" "$bench_pattern" "$json_size" "$json_mask" \
+        "$guard_size" "$guard_pattern"; do
+        [ -n "$value" ] || die "$battery leaves out one of modes_size, bench_masks, bench_pattern," \
+            "json_size, json_mask, guard_size, guard_pattern"
+    done
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
     # with the chapter's default mask, the one its exercise kernel is built for.
     add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" \
