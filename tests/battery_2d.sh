@@ -1,9 +1,8 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_2d.sh: the tests every 2D chapter gets, sourced by ctest_list.sh once per chapter.
 #   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims, $battery_blocks
-#          (the registry's, or the default); its program's limits: $max_width, $block_min,
-#          $block_max, $block_needed; $root, $b, $expect, $fixtures; adds with add and
-#          usage_error (ctest_list.sh)
+#          (the registry's, or the default); its program's limits: $max_width, $block_max,
+#          $block_needed; $root, $b, $expect, $fixtures; adds with add and refuses (ctest_list.sh)
 #   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
 #          bench_pattern, json_size, json_mask, guard_size, guard_pattern
 # In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
@@ -26,31 +25,30 @@ max_side=$max_width
 # tile seams in a 100x37 image.
 sanitize_block=16
 [ "$block_needed" -gt 16 ] && sanitize_block=$block_needed
-usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
-usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5
-usage_error "ch${nn}_size_too_wide" "out of range" "$solution" --size 70000x1
-usage_error "ch${nn}_size_too_many_pixels" "more than" "$solution" --size 20000x20000
-usage_error "ch${nn}_size_not_number" "not a whole number" "$solution" --size 10xabc
-usage_error "ch${nn}_mask_over_max" "out of range" "$solution" --mask-width $((max_side + 1))
-usage_error "ch${nn}_mask_height_over_max" "out of range" "$solution" --mask-width "5x$((max_side + 1))"
-usage_error "ch${nn}_mask_zero" "out of range" "$solution" --mask-width 0x3
-usage_error "ch${nn}_mask_file_too_big" "at most ${max_side}x${max_side}" \
-    "$solution" --mask-file "$fixtures/mask_65.txt"
-usage_error "ch${nn}_mask_file_mismatch" "is 3x3 but --mask-width is 5x5" \
-    "$solution" --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
-usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_block_over_max" "out of range" "$solution" --block $((block_max + 1))
-usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_image.png"
-usage_error "ch${nn}_input_not_png" "not a PNG" "$solution" --input "$fixtures/not_a_png.png"
-usage_error "ch${nn}_input_truncated_png" "truncated|corrupt" "$solution" --input "$fixtures/truncated.png"
-usage_error "ch${nn}_input_huge_png" "over the limit" "$solution" --input "$fixtures/huge_header.png"
-usage_error "ch${nn}_input_png_claims_too_much" "deflate cannot expand" "$solution" \
+refuses unknown_option "unknown option" --frobnicate
+refuses size_zero "out of range" --size 0x5
+refuses size_too_wide "out of range" --size 70000x1
+refuses size_too_many_pixels "more than" --size 20000x20000
+refuses size_not_number "not a whole number" --size 10xabc
+refuses mask_over_max "out of range" --mask-width $((max_side + 1))
+refuses mask_height_over_max "out of range" --mask-width "5x$((max_side + 1))"
+refuses mask_zero "out of range" --mask-width 0x3
+refuses mask_file_too_big "at most ${max_side}x${max_side}" --mask-file "$fixtures/mask_65.txt"
+refuses mask_file_mismatch "is 3x3 but --mask-width is 5x5" \
+    --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
+refuses mask_file_ragged "row has" --mask-file "$fixtures/mask_ragged.txt"
+refuses block_over_max "out of range" --block $((block_max + 1))
+refuses input_missing "cannot open" --input "$fixtures/no_such_image.png"
+refuses input_not_png "not a PNG" --input "$fixtures/not_a_png.png"
+refuses input_truncated_png "truncated|corrupt" --input "$fixtures/truncated.png"
+refuses input_huge_png "over the limit" --input "$fixtures/huge_header.png"
+refuses input_png_claims_too_much "deflate cannot expand" \
     --input "$fixtures/tiny_claims_huge_rgba16_interlaced.png"
-usage_error "ch${nn}_input_npy_1d" "expected shape" "$solution" --input "$fixtures/signal_33.npy"
-usage_error "ch${nn}_input_npy_nan" "expected shape|non-finite" "$solution" --input "$fixtures/signal_nan.npy"
-usage_error "ch${nn}_output_bad_extension" "write a .png or a .npy" "$solution" --output "$b/out/x.bmp"
-usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
-    "$solution" --input "$fixtures/gray8_13x7.png" --output "$fixtures/gray8_13x7.png"
+refuses input_npy_1d "expected shape" --input "$fixtures/signal_33.npy"
+refuses input_npy_nan "expected shape|non-finite" --input "$fixtures/signal_nan.npy"
+refuses output_bad_extension "write a .png or a .npy" --output "$b/out/x.bmp"
+refuses output_is_input "refusing to overwrite" \
+    --input "$fixtures/gray8_13x7.png" --output "$fixtures/gray8_13x7.png"
 
 # More GPU memory than the device has (simulated with WB_GPU_MEMORY_LIMIT_MIB): exit 2, clearly.
 add "ch${nn}_too_big_for_gpu" "gpu;ch$nn;solution" "$expect" --gpu 2 "needs .* MiB of GPU memory" -- \

@@ -388,6 +388,13 @@ registry() {
     [ -z "$bad" ] || die "$file: not a known 'key = value' line: $bad"
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$file"
 }
+# refuses NAME REGEX ARGS... : the chapter's program ($solution) refuses ARGS (usage_error): the
+# test chNN_NAME.
+refuses() {
+    name=$1 pattern=$2
+    shift 2
+    usage_error "ch${nn}_$name" "$pattern" "$solution" "$@"
+}
 # spec KEY: one fact from the chapter program's --spec (its limits, as the program enforces them).
 spec() {
     value=$(printf '%s\n' "$spec_text" | sed -n "s/^$1=//p")
@@ -433,18 +440,16 @@ for chapter in $chapters; do
         "$root/solutions/$chapter" "$root/exercises/$chapter"
     add "ch${nn}_help" "cpu;ch$nn" "$expect" 0 "usage:" -- "$solution" --help
     add "ch${nn}_spec" "cpu;ch$nn" "$expect" 0 "^dims=$dims" -- "$solution" --spec
-    [ "$tune" = 1 ] || usage_error "ch${nn}_tune_refused" "no autotuner" "$solution" --tune
+    [ "$tune" = 1 ] || refuses tune_refused "no autotuner" --tune
     # The chapter kernel's block rule: one block too small for the largest mask is refused.
     [ "$block_needed" -gt "$block_min" ] &&
-        usage_error "ch${nn}_block_below_rule" "--block $((block_needed - 1)) is smaller than" \
-            "$solution" --block $((block_needed - 1)) --mask-width "$largest_mask"
+        refuses block_below_rule "--block $((block_needed - 1)) is smaller than" \
+            --block $((block_needed - 1)) --mask-width "$largest_mask"
     # What a hostile file or argument holds comes back escaped, on one clean line.
-    usage_error "ch${nn}_mask_file_nul" "mask_nul.txt:2: holds a NUL byte" "$solution" \
-        --mask-file "$fixtures/mask_nul.txt"
-    usage_error "ch${nn}_mask_file_escape" "\\\\x1b\\[31mred' is not a number" "$solution" \
+    refuses mask_file_nul "mask_nul.txt:2: holds a NUL byte" --mask-file "$fixtures/mask_nul.txt"
+    refuses mask_file_escape "\\\\x1b\\[31mred' is not a number" \
         --mask-file "$fixtures/mask_escape.txt"
-    usage_error "ch${nn}_argument_escape" "\\\\x1b\\[2J' is not a whole number" "$solution" \
-        --seed "$(printf '12\033[2J')"
+    refuses argument_escape "\\\\x1b\\[2J' is not a whole number" --seed "$(printf '12\033[2J')"
     usage_error "ch${nn}_time_limit_not_number" "WB_TIME_LIMIT_S='abc' is not a number" \
         env WB_TIME_LIMIT_S=abc "$speaker" --check
     # Each dimension's harness writes --output and lays out GPU memory the same way for all its
