@@ -26,7 +26,11 @@
 # named masks and PNGs run in one process each; the tests of written files run with the first
 # chapter of each dimension) and cheap. Each test's time grows with how many run at once, so the
 # wall time is about the tests' seconds x PROCESSORS over the jobs.
-# Sections: helpers, common-module tests, command-line errors, then one block per chapter.
+# Sections: settings and helpers (add: one test, its resources given where it is declared),
+# common-module tests, the student's copy, grading, lessons, the report, numbers and options,
+# files that are not what they seem, the registry, then one block per chapter: its battery
+# (tests/battery_<D>d.sh) and its own tests (tests/chapter_NN.sh), sourced in the chapter's
+# context (what each reads and sets, its map says).
 root=$1
 chapters=$2
 b="$root/build"
@@ -493,6 +497,6 @@ for chapter in $chapters; do
     # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
     add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" \
         -- "$exercise" --check --size "$guard_size" $guard_args
-    # shellcheck source=/dev/null # a chapter's own tests: a file checked on its own
+    # shellcheck source=/dev/null # a chapter's own tests (they set nothing read here): checked on its own
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done
