@@ -64,6 +64,7 @@ harness_checked= # the dimensions whose harness tests have been added (first_of_
 handout=
 [ -d "$root/solutions" ] || handout=1
 
+# die MESSAGE: stops the generator, saying what is wrong.
 die() {
     echo "ctest_list.sh: $*" >&2
     exit 1
@@ -71,7 +72,7 @@ die() {
 # add [SETTING...] NAME LABELS COMMAND... : one test; GPU tests (label gpu) get SKIP_RETURN_CODE
 # 77, their threads, environment and time limit. A test's resources are SETTINGs, words before
 # its NAME (a later one wins):
-#   threads=N  its OpenMP threads, CTest's PROCESSORS (default 1)
+#   threads=N  the CPU threads it takes: CTest's PROCESSORS, a GPU test's OpenMP threads (default 1)
 #   limit=S    its time limit (default TIME_LIMIT_S)
 #   cost=N     CTest's COST (above; default none)
 #   lock=NAME  a CTest RESOURCE_LOCK: tests holding the same one never run at once (chapter 10's
