@@ -1,51 +1,63 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
-# battery_1d.sh: the tests every 1D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
-# $block_min, $block_max, $block_needed). Lengths straddle warp and block boundaries; every mask
-# width from 1 to the maximum runs at each length up to 2^20, with random data and a random mask
-# drawn fresh on every run (the seed is printed).
+# battery_1d.sh: the tests every 1D chapter gets, sourced by ctest_list.sh once per chapter.
+#   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims; its program's
+#          limits: $max_width, $block_min, $block_max, $block_needed; $root, $b, $expect,
+#          $fixtures; adds with add and refuses (ctest_list.sh)
+#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
+#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
+# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
+# for the exercise), the solution's other tests, the sanitizers.
 #
+# Lengths straddle warp and block boundaries; every mask width from 1 to the maximum runs at each
+# length up to 2^20, with random data and a random mask drawn fresh on every run (the seed is
+# printed).
+#
+# The run, bench and JSON modes on 2^20 values (bench: masks of 5 and 31, its table with a column
+# "vs CPU 1T"); the guard on 4097, where the unsolved exercise's check prints FAIL.
+# shellcheck disable=SC2034 # read by ctest_list.sh
+modes_size=1048576 bench_masks=5,31 bench_pattern="vs CPU 1T.*" json_size=1000 json_mask=7 \
+    guard_size=4097 guard_pattern="FAIL"
 # Block sizes at their limits: the smallest the chapter's kernel takes with the widest mask (1,
 # or 31 where each thread loads at most one halo cell), a warp, a warp plus one, a non-power of
 # two, and the maximum.
 blocks="$block_needed 32 33 96 $block_max"
 named_masks="box gaussian sharpen laplacian sobel emboss"
-usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
-usage_error "ch${nn}_positional_argument" "unexpected argument" "$solution" 4097
-usage_error "ch${nn}_length_zero" "out of range" "$solution" --size 0
-usage_error "ch${nn}_length_negative" "out of range" "$solution" --size -5
-usage_error "ch${nn}_length_too_big" "out of range" "$solution" --size 2000000000
-usage_error "ch${nn}_length_not_number" "not a whole number" "$solution" --size 12abc
-usage_error "ch${nn}_length_2d" "2D" "$solution" --size 10x10
-usage_error "ch${nn}_mask_width_zero" "out of range" "$solution" --mask-width 0
-usage_error "ch${nn}_mask_width_negative" "out of range" "$solution" --mask-width -3
-usage_error "ch${nn}_mask_width_over_max" "out of range" "$solution" --mask-width $((max_width + 1))
-usage_error "ch${nn}_mask_unknown" "unknown mask" "$solution" --mask blurry
-usage_error "ch${nn}_mask_file_missing" "cannot open" "$solution" --mask-file "$fixtures/no_such_mask.txt"
-usage_error "ch${nn}_mask_file_wrong_count" "has 3 values but --mask-width is 5" \
-    "$solution" --mask-file "$fixtures/mask_3.txt" --mask-width 5
-usage_error "ch${nn}_mask_file_not_numbers" "not a number" "$solution" --mask-file "$fixtures/mask_words.txt"
-usage_error "ch${nn}_mask_file_nan" "not a finite" "$solution" --mask-file "$fixtures/mask_nan.txt"
-usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_mask_file_2d" "needs one row" "$solution" --mask-file "$fixtures/mask_3x3.txt"
-usage_error "ch${nn}_mask_file_too_wide" "at most $max_width" "$solution" --mask-file "$fixtures/mask_65.txt"
-usage_error "ch${nn}_mask_file_empty" "no numbers" "$solution" --mask-file "$fixtures/mask_empty.txt"
-usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_signal.npy"
-usage_error "ch${nn}_input_not_npy" "npy" "$solution" --input "$fixtures/not_numpy.npy"
-usage_error "ch${nn}_input_truncated" "$fixtures/truncated.npy" "$solution" --input "$fixtures/truncated.npy"
-usage_error "ch${nn}_input_png" "from .npy files" "$solution" --input "$fixtures/not_a_png.png"
-usage_error "ch${nn}_input_2d" "1-D signal" "$solution" --input "$fixtures/array_2x3.npy"
-usage_error "ch${nn}_input_nan" "non-finite" "$solution" --input "$fixtures/signal_nan.npy"
-usage_error "ch${nn}_input_and_size" "not both" "$solution" --input "$fixtures/signal_33.npy" --size 5
-usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
-    "$solution" --input "$fixtures/signal_33.npy" --output "$fixtures/../fixtures/signal_33.npy"
-usage_error "ch${nn}_output_png" "write .npy" "$solution" --output "$b/out/x.png"
-usage_error "ch${nn}_block_zero" "out of range" "$solution" --block $((block_min - 1))
-usage_error "ch${nn}_block_too_big" "out of range" "$solution" --block $((block_max + 1))
-usage_error "ch${nn}_reps_too_few" "out of range" "$solution" --reps 5
-usage_error "ch${nn}_seed_not_number" "not a whole number" "$solution" --seed 0x10
-usage_error "ch${nn}_check_and_bench" "not both" "$solution" --check --bench
-usage_error "ch${nn}_value_missing" "needs a value" "$solution" --size
+refuses unknown_option "unknown option" --frobnicate
+refuses positional_argument "unexpected argument" 4097
+refuses length_zero "out of range" --size 0
+refuses length_negative "out of range" --size -5
+refuses length_too_big "out of range" --size 2000000000
+refuses length_not_number "not a whole number" --size 12abc
+refuses length_2d "2D" --size 10x10
+refuses mask_width_zero "out of range" --mask-width 0
+refuses mask_width_negative "out of range" --mask-width -3
+refuses mask_width_over_max "out of range" --mask-width $((max_width + 1))
+refuses mask_unknown "unknown mask" --mask blurry
+refuses mask_file_missing "cannot open" --mask-file "$fixtures/no_such_mask.txt"
+refuses mask_file_wrong_count "has 3 values but --mask-width is 5" \
+    --mask-file "$fixtures/mask_3.txt" --mask-width 5
+refuses mask_file_not_numbers "not a number" --mask-file "$fixtures/mask_words.txt"
+refuses mask_file_nan "not a finite" --mask-file "$fixtures/mask_nan.txt"
+refuses mask_file_ragged "row has" --mask-file "$fixtures/mask_ragged.txt"
+refuses mask_file_2d "needs one row" --mask-file "$fixtures/mask_3x3.txt"
+refuses mask_file_too_wide "at most $max_width" --mask-file "$fixtures/mask_65.txt"
+refuses mask_file_empty "no numbers" --mask-file "$fixtures/mask_empty.txt"
+refuses input_missing "cannot open" --input "$fixtures/no_such_signal.npy"
+refuses input_not_npy "npy" --input "$fixtures/not_numpy.npy"
+refuses input_truncated "$fixtures/truncated.npy" --input "$fixtures/truncated.npy"
+refuses input_png "from .npy files" --input "$fixtures/not_a_png.png"
+refuses input_2d "1-D signal" --input "$fixtures/array_2x3.npy"
+refuses input_nan "non-finite" --input "$fixtures/signal_nan.npy"
+refuses input_and_size "not both" --input "$fixtures/signal_33.npy" --size 5
+refuses output_is_input "refusing to overwrite" \
+    --input "$fixtures/signal_33.npy" --output "$fixtures/../fixtures/signal_33.npy"
+refuses output_png "write .npy" --output "$b/out/x.png"
+refuses block_zero "out of range" --block $((block_min - 1))
+refuses block_too_big "out of range" --block $((block_max + 1))
+refuses reps_too_few "out of range" --reps 5
+refuses seed_not_number "not a whole number" --seed 0x10
+refuses check_and_bench "not both" --check --bench
+refuses value_missing "needs a value" --size
 
 # GPU battery, run for the solution (must pass) and for the exercise (`make check CH=NN`).
 battery() {
@@ -70,8 +82,8 @@ battery() {
             add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size "$n" --mask-width "1:$max_width"
         done
     fi
-    heavy 50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own --size 67108864 \
-        --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
+    add heavy cost=50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own \
+        --size 67108864 --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     # Blocks and named masks likewise: one process each for the reference, one per item for yours.
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo "$blocks" | tr ' ' ,)" \
@@ -104,11 +116,6 @@ if [ "$first_of_dims" = 1 ]; then add "ch${nn}_solution_output_safety" "gpu;ch$n
         "$root/tests/output_safety.sh" "$solution" "$fixtures/signal_33.npy" \
         "$b/out/ch${nn}_output_safety"
 fi
-# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=1048576 bench_masks=5,31 bench_pattern="vs CPU 1T.*" json_size=1000 json_mask=7
-# shellcheck disable=SC2034 # read by ctest_list.sh
-guard_size=4097 guard_pattern="FAIL"
 # compute-sanitizer, the tools the registry names: memcheck for every chapter; racecheck where
 # blocks share memory (a missing __syncthreads() usually still gives right answers, but
 # racecheck sees the hazard). memcheck's lengths include 31, one short of a multiple of 4 and 8:
@@ -123,7 +130,7 @@ for kind in solution exercise; do
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
         # shellcheck disable=SC2086 # args: several options, split on purpose
-        sanitized "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" "$binary" \
-            --check --own-kernels $args
+        add sanitizer "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" \
+            "$binary" --check --own-kernels $args
     done
 done

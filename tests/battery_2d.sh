@@ -1,41 +1,54 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
-# battery_2d.sh: the tests every 2D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
-# $block_min, $block_max, $block_needed, and $battery_blocks from the registry). Sizes include 1x1, 1xN, Nx1 and sizes that are no
-# multiple of any tile; pitched rows are wider than the image (1000 floats = 4000 bytes are
-# padded to a 4096-byte pitch); every square mask up to the maximum, odd and even, plus
-# non-square ones; PNGs of 1 to 4 channels; random data and masks drawn fresh each run.
-# The guard runs the chapter's default mask, the one its exercise kernel is built for.
+# battery_2d.sh: the tests every 2D chapter gets, sourced by ctest_list.sh once per chapter.
+#   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims, $battery_blocks
+#          (the registry's, or the default); its program's limits: $max_width, $block_max,
+#          $block_needed; $root, $b, $expect, $fixtures; adds with add and refuses (ctest_list.sh)
+#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
+#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
+# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
+# for the exercise, sanitizers included), the solution's other tests, the harness's tests (with
+# the first 2D chapter).
+#
+# Sizes include 1x1, 1xN, Nx1 and sizes that are no multiple of any tile; pitched rows are wider
+# than the image (1000 floats = 4000 bytes are padded to a 4096-byte pitch); every square mask up
+# to the maximum, odd and even, plus non-square ones; PNGs of 1 to 4 channels; random data and
+# masks drawn fresh each run.
+#
+# The run and bench modes on 1024x768 (bench: masks of 3 and 5, its table with a column "vs
+# naive"), JSON on 100x100; the guard on 100x37, with the chapter's default mask (the one its
+# exercise kernel is built for), where the unsolved exercise's check prints its error map.
+# shellcheck disable=SC2034 # read by ctest_list.sh
+modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3 \
+    guard_size=100x37 guard_pattern="error map"
 max_side=$max_width
 # Sanitizer runs use blocks of 16 (or what the largest mask needs), small enough to cut many
 # tile seams in a 100x37 image.
 sanitize_block=16
 [ "$block_needed" -gt 16 ] && sanitize_block=$block_needed
-usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
-usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5
-usage_error "ch${nn}_size_too_wide" "out of range" "$solution" --size 70000x1
-usage_error "ch${nn}_size_too_many_pixels" "more than" "$solution" --size 20000x20000
-usage_error "ch${nn}_size_not_number" "not a whole number" "$solution" --size 10xabc
-usage_error "ch${nn}_mask_over_max" "out of range" "$solution" --mask-width $((max_side + 1))
-usage_error "ch${nn}_mask_height_over_max" "out of range" "$solution" --mask-width "5x$((max_side + 1))"
-usage_error "ch${nn}_mask_zero" "out of range" "$solution" --mask-width 0x3
-usage_error "ch${nn}_mask_file_too_big" "at most ${max_side}x${max_side}" \
-    "$solution" --mask-file "$fixtures/mask_65.txt"
-usage_error "ch${nn}_mask_file_mismatch" "is 3x3 but --mask-width is 5x5" \
-    "$solution" --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
-usage_error "ch${nn}_mask_file_ragged" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_block_over_max" "out of range" "$solution" --block $((block_max + 1))
-usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_image.png"
-usage_error "ch${nn}_input_not_png" "not a PNG" "$solution" --input "$fixtures/not_a_png.png"
-usage_error "ch${nn}_input_truncated_png" "truncated|corrupt" "$solution" --input "$fixtures/truncated.png"
-usage_error "ch${nn}_input_huge_png" "over the limit" "$solution" --input "$fixtures/huge_header.png"
-usage_error "ch${nn}_input_png_claims_too_much" "deflate cannot expand" "$solution" \
+refuses unknown_option "unknown option" --frobnicate
+refuses size_zero "out of range" --size 0x5
+refuses size_too_wide "out of range" --size 70000x1
+refuses size_too_many_pixels "more than" --size 20000x20000
+refuses size_not_number "not a whole number" --size 10xabc
+refuses mask_over_max "out of range" --mask-width $((max_side + 1))
+refuses mask_height_over_max "out of range" --mask-width "5x$((max_side + 1))"
+refuses mask_zero "out of range" --mask-width 0x3
+refuses mask_file_too_big "at most ${max_side}x${max_side}" --mask-file "$fixtures/mask_65.txt"
+refuses mask_file_mismatch "is 3x3 but --mask-width is 5x5" \
+    --mask-file "$fixtures/mask_3x3.txt" --mask-width 5
+refuses mask_file_ragged "row has" --mask-file "$fixtures/mask_ragged.txt"
+refuses block_over_max "out of range" --block $((block_max + 1))
+refuses input_missing "cannot open" --input "$fixtures/no_such_image.png"
+refuses input_not_png "not a PNG" --input "$fixtures/not_a_png.png"
+refuses input_truncated_png "truncated|corrupt" --input "$fixtures/truncated.png"
+refuses input_huge_png "over the limit" --input "$fixtures/huge_header.png"
+refuses input_png_claims_too_much "deflate cannot expand" \
     --input "$fixtures/tiny_claims_huge_rgba16_interlaced.png"
-usage_error "ch${nn}_input_npy_1d" "expected shape" "$solution" --input "$fixtures/signal_33.npy"
-usage_error "ch${nn}_input_npy_nan" "expected shape|non-finite" "$solution" --input "$fixtures/signal_nan.npy"
-usage_error "ch${nn}_output_bad_extension" "write a .png or a .npy" "$solution" --output "$b/out/x.bmp"
-usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
-    "$solution" --input "$fixtures/gray8_13x7.png" --output "$fixtures/gray8_13x7.png"
+refuses input_npy_1d "expected shape" --input "$fixtures/signal_33.npy"
+refuses input_npy_nan "expected shape|non-finite" --input "$fixtures/signal_nan.npy"
+refuses output_bad_extension "write a .png or a .npy" --output "$b/out/x.bmp"
+refuses output_is_input "refusing to overwrite" \
+    --input "$fixtures/gray8_13x7.png" --output "$fixtures/gray8_13x7.png"
 
 # More GPU memory than the device has (simulated with WB_GPU_MEMORY_LIMIT_MIB): exit 2, clearly.
 add "ch${nn}_too_big_for_gpu" "gpu;ch$nn;solution" "$expect" --gpu 2 "needs .* MiB of GPU memory" -- \
@@ -57,9 +70,8 @@ battery() {
     add "ch${nn}_${kind}_non_square_masks" "$labels" "$binary" --check $own --size 1000x777,37x1,1x37 \
         --mask-width "1x$max_side,${max_side}x1,5x3,3x5,2x7,7x2,4x6,${max_side}x14"
     # with a 31x31 mask this test took 13 s (chapter 06) and 27 s (07) on the H100: start it early
-    standard_cost=$((max_side > 16 ? 70 : 50))
-    heavy $standard_cost "ch${nn}_${kind}_standard" "$labels" "$binary" --check $own --size 8192x8192 \
-        --mask-width "3,4,7,$max_side"
+    add heavy cost=$((max_side > 16 ? 70 : 50)) "ch${nn}_${kind}_standard" "$labels" "$binary" \
+        --check $own --size 8192x8192 --mask-width "3,4,7,$max_side"
     # A block smaller than the largest mask takes the masks up to its own size; those at least
     # as large take them all. The reference runs all of the latter, every named mask and every
     # PNG in one process each (each process pays for a CUDA context, the GPU's serial part of
@@ -75,8 +87,9 @@ battery() {
         add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block "$block" \
             --size 1000x777,31x33 --mask-width "$widths"
     done
-    [ -n "$large_blocks" ] && early 30 "ch${nn}_solution_blocks_$(echo "$large_blocks" | tr , _)" "$labels" \
-        "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 --mask-width "1:$max_side"
+    [ -n "$large_blocks" ] && add cost=30 "ch${nn}_solution_blocks_$(echo "$large_blocks" | tr , _)" \
+        "$labels" "$binary" --check $own --block "$large_blocks" --size 1000x777,31x33 \
+        --mask-width "1:$max_side"
     named_masks="box gaussian sharpen laplacian sobel emboss"
     pngs="gray8_13x7 gray_alpha8_9x5 rgb16_10x6 rgba8_17x3 palette4_7x7"
     if [ "$kind" = solution ]; then
@@ -95,12 +108,13 @@ battery() {
                 --mask-width 3
         done
     fi
-    early 30 "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own --input "$root/data/images/coffee.png" \
-        --mask-width "1:$max_side"
+    add cost=30 "ch${nn}_${kind}_photo" "$labels" "$binary" --check $own \
+        --input "$root/data/images/coffee.png" --mask-width "1:$max_side"
     for tool in $sanitizers; do
         # NPP's own kernel reads out of bounds under memcheck (see baseline_npp.cu): leave it out.
-        sanitized "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" "$tool" "$binary" --check $own \
-            --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" --block "$sanitize_block"
+        add sanitizer "ch${nn}_${kind}_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" \
+            "$tool" "$binary" --check $own --size 100x37 --mask-width "1,2,3,5,4x6,$max_side" \
+            --block "$sanitize_block"
     done
 }
 battery solution "$solution"
@@ -112,11 +126,6 @@ add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check \
 
 add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --own-kernels \
     --size 1000x777 --mask-file "$fixtures/mask_3x3.txt"
-# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3
-# shellcheck disable=SC2034 # read by ctest_list.sh
-guard_size=100x37 guard_pattern="error map"
 # The 2D harness's files and memory, with the first 2D chapter (first_of_dims, ctest_list.sh):
 if [ "$first_of_dims" = 1 ]; then
     # The files written: the chapter's own kernels are enough (--own-kernels), and leaving out the

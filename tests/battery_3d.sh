@@ -1,42 +1,53 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
-# battery_3d.sh: the tests every 3D chapter gets (sourced by ctest_list.sh with $chapter, $nn,
-# $solution, $exercise, $fixtures, $sanitizers and the program's limits set: $max_width,
-# $block_min, $block_max). Volumes of one voxel, one row along x, one column along z, odd sizes
-# that are no multiple of any tile or chunk, and 512^3; every cube mask from 1 to the largest
-# and non-cubic ones with every side from 1 to 7 somewhere; every named mask; random data and
-# masks drawn fresh each run (the seed is printed); outputs poisoned with NaN before each launch.
+# battery_3d.sh: the tests every 3D chapter gets, sourced by ctest_list.sh once per chapter.
+#   reads  the chapter: $nn, $solution, $exercise, $sanitizers; its program's limits: $max_width,
+#          $block_max; $root, $b, $expect, $fixtures; adds with add and refuses
+#          (ctest_list.sh)
+#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
+#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
+# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
+# for the exercise, sanitizers included), the solution's other tests. Its harness's files are
+# checked with every 3D chapter (one so far).
+#
+# Volumes of one voxel, one row along x, one column along z, odd sizes that are no multiple of
+# any tile or chunk, and 512^3; every cube mask from 1 to the largest and non-cubic ones with
+# every side from 1 to 7 somewhere; every named mask; random data and masks drawn fresh each run
+# (the seed is printed); outputs poisoned with NaN before each launch.
+#
+# The run and bench modes on 64x48x40 (bench: masks of 3 and 5, its table with a column "vs
+# naive"), JSON on 20x16x12; the guard on 37x35x9, where the unsolved exercise's check prints
+# where it mismatches.
+# shellcheck disable=SC2034 # read by ctest_list.sh
+modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3 \
+    guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"
 max_side=$max_width
 # One volume a side of each length 1..7 on each axis, odd and even, with the others different.
 non_cubic="1x7x1,7x1x1,1x1x7,3x5x7,7x5x3,2x4x6,6x2x4,4x6x2,5x3x1,7x7x1,1x7x7,7x1x7,2x3x4,3x4x5"
 named_masks="box gaussian laplacian7 laplacian27 random"
 
-usage_error "ch${nn}_unknown_option" "unknown option" "$solution" --frobnicate
-usage_error "ch${nn}_size_zero" "out of range" "$solution" --size 0x5x5
-usage_error "ch${nn}_size_2d" "is 2D: a volume takes WxHxD" "$solution" --size 17x33
-usage_error "ch${nn}_size_too_many_voxels" "more than" "$solution" --size 2048x1024x1024
-usage_error "ch${nn}_size_not_number" "not a whole number" "$solution" --size 10x10xabc
-usage_error "ch${nn}_mask_over_max" "out of range" "$solution" --mask-width $((max_side + 1))
-usage_error "ch${nn}_mask_depth_over_max" "out of range" "$solution" --mask-width "3x3x$((max_side + 1))"
-usage_error "ch${nn}_mask_unknown" "unknown volume mask .sobel." "$solution" --mask sobel
-usage_error "ch${nn}_mask_laplacian_too_small" "needs at least 3x3x3" "$solution" \
-    --mask laplacian27 --mask-width 2
-usage_error "ch${nn}_mask_file_too_big" "at most $max_side per axis" \
-    "$solution" --mask-file "$fixtures/mask3d_8x8x8.txt"
-usage_error "ch${nn}_mask_file_ragged_slices" "ragged slices" \
-    "$solution" --mask-file "$fixtures/mask3d_ragged_slices.txt"
-usage_error "ch${nn}_mask_file_ragged_rows" "row has" "$solution" --mask-file "$fixtures/mask_ragged.txt"
-usage_error "ch${nn}_mask_file_mismatch" "is 3x3x2 but --mask-width is 3x3x3" \
-    "$solution" --mask-file "$fixtures/mask3d_3x3x2.txt" --mask-width 3
-usage_error "ch${nn}_input_missing" "cannot open" "$solution" --input "$fixtures/no_such_volume.npy"
-usage_error "ch${nn}_input_not_npy" "a volume is a .npy file" "$solution" --input "$fixtures/gray8_13x7.png"
-usage_error "ch${nn}_input_2d" "is a 2-D array: a volume is 3-D" "$solution" --input "$fixtures/array_2x3.npy"
-usage_error "ch${nn}_input_4d" "is a 4-D array: a volume is 3-D" "$solution" --input "$fixtures/volume_4d.npy"
-usage_error "ch${nn}_input_nan" "holds a value that is not a finite float32" "$solution" --input "$fixtures/volume_nan.npy"
-usage_error "ch${nn}_input_truncated" "truncated|too short|corrupt" "$solution" --input "$fixtures/truncated.npy"
-usage_error "ch${nn}_output_bad_extension" "write a .npy volume or a .png montage" \
-    "$solution" --output "$b/out/x.bmp"
-usage_error "ch${nn}_output_is_input" "refusing to overwrite" \
-    "$solution" --input "$fixtures/volume_5x4x3.npy" --output "$fixtures/volume_5x4x3.npy"
+refuses unknown_option "unknown option" --frobnicate
+refuses size_zero "out of range" --size 0x5x5
+refuses size_2d "is 2D: a volume takes WxHxD" --size 17x33
+refuses size_too_many_voxels "more than" --size 2048x1024x1024
+refuses size_not_number "not a whole number" --size 10x10xabc
+refuses mask_over_max "out of range" --mask-width $((max_side + 1))
+refuses mask_depth_over_max "out of range" --mask-width "3x3x$((max_side + 1))"
+refuses mask_unknown "unknown volume mask .sobel." --mask sobel
+refuses mask_laplacian_too_small "needs at least 3x3x3" --mask laplacian27 --mask-width 2
+refuses mask_file_too_big "at most $max_side per axis" --mask-file "$fixtures/mask3d_8x8x8.txt"
+refuses mask_file_ragged_slices "ragged slices" --mask-file "$fixtures/mask3d_ragged_slices.txt"
+refuses mask_file_ragged_rows "row has" --mask-file "$fixtures/mask_ragged.txt"
+refuses mask_file_mismatch "is 3x3x2 but --mask-width is 3x3x3" \
+    --mask-file "$fixtures/mask3d_3x3x2.txt" --mask-width 3
+refuses input_missing "cannot open" --input "$fixtures/no_such_volume.npy"
+refuses input_not_npy "a volume is a .npy file" --input "$fixtures/gray8_13x7.png"
+refuses input_2d "is a 2-D array: a volume is 3-D" --input "$fixtures/array_2x3.npy"
+refuses input_4d "is a 4-D array: a volume is 3-D" --input "$fixtures/volume_4d.npy"
+refuses input_nan "holds a value that is not a finite float32" --input "$fixtures/volume_nan.npy"
+refuses input_truncated "truncated|too short|corrupt" --input "$fixtures/truncated.npy"
+refuses output_bad_extension "write a .npy volume or a .png montage" --output "$b/out/x.bmp"
+refuses output_is_input "refusing to overwrite" \
+    --input "$fixtures/volume_5x4x3.npy" --output "$fixtures/volume_5x4x3.npy"
 
 # A volume larger than the GPU's free memory (simulated with WB_GPU_MEMORY_LIMIT_MIB): exit 2,
 # naming the sizes.
@@ -59,7 +70,7 @@ battery() {
     # a mask 7 deep (the z halo at its widest; run-time width and height). With 7x7x7 here too,
     # the CPU reference took 36 s on 4 threads: the cubes of 5 and 7 are checked on the odd
     # sizes above.
-    heavy 50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
+    add heavy cost=50 "ch${nn}_${kind}_standard" "$labels" "$binary" --check --size 512 \
         --mask-width 3,2x2x7
     if [ "$kind" = solution ]; then
         add "ch${nn}_solution_masks" "$labels" "$binary" --check --mask "$(echo "$named_masks" | tr ' ' ,)" \
@@ -77,7 +88,7 @@ battery() {
     add "ch${nn}_${kind}_input_npy" "$labels" "$binary" --check \
         --input "$fixtures/volume_5x4x3.npy" --mask-width "1,3,5,7,3x2x1"
     for tool in $sanitizers; do
-        sanitized "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" "$tool" "$binary" \
+        add sanitizer "ch${nn}_${kind}_$tool" "$labels" "$root/tests/sanitize.sh" "$tool" "$binary" \
             --check --size 37x35x9 --mask-width "1,2,3,7,2x5x3" --block 7
     done
 }
@@ -95,8 +106,3 @@ add "ch${nn}_solution_mask_file" "gpu;ch$nn;solution" "$solution" --check --size
 # --output never destroys a file (safe_output.h), checked through the real program.
 add "ch${nn}_solution_output_safety" "gpu;ch$nn;solution" "$root/tests/output_safety.sh" \
     "$solution" "$fixtures/volume_5x4x3.npy" "$b/out/ch${nn}_output_safety"
-# The run, bench and JSON modes and the guard (added by ctest_list.sh) use these.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3
-# shellcheck disable=SC2034 # read by ctest_list.sh
-guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"

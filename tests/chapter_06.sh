@@ -19,8 +19,9 @@ add "ch06_solution_block_rule_per_kernel" "gpu;ch06;solution" "$expect" --gpu 0 
 # checked at larger sizes in ch06_solution_all_kernels).
 compiled=$(spec tune_masks) || exit 1 # every mask size a variant is compiled for
 [ -n "$compiled" ] || die "$solution --spec lists no tune_masks"
-heavy 100 "ch06_solution_every_variant" "gpu;ch06;solution" "$expect" --gpu 0 "tune: PASS" -- \
-    "$solution" --tune --check --own-kernels --size 1000x777,8191x4097 --mask-width "$compiled"
+add heavy cost=100 "ch06_solution_every_variant" "gpu;ch06;solution" "$expect" --gpu 0 \
+    "tune: PASS" -- "$solution" --tune --check --own-kernels --size 1000x777,8191x4097 \
+    --mask-width "$compiled"
 add "ch06_solution_every_variant_tiny" "gpu;ch06;solution" "$expect" --gpu 0 "tune: PASS" -- \
     "$solution" --tune --check --size 1x1,3x130,130x3,129x65 --mask-width "$compiled"
 # --tune saves its winners for this GPU; the next run loads them; another GPU's lines are not

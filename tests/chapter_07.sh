@@ -39,12 +39,12 @@ path_is forced_direct "gaussian 15x15: rank 1, path direct \(forced\)" --mask ga
 add "ch07_solution_rank_shapes" "gpu;ch07;solution" "$solution" --check --own-kernels \
     --mask rank1,rank2,rank3 --size 1x1,1x300,300x1,33x31,257x129 \
     --mask-width "1:31,5x3,3x5,2x7,31x14,14x31,1x31,31x1"
-heavy 50 "ch07_solution_rank1_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
-    --mask rank1 --size 8191x4097 --mask-width 31
-heavy 50 "ch07_solution_rank2_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
-    --mask rank2 --size 8191x4097 --mask-width 16
-heavy 50 "ch07_solution_rank3_large" "gpu;ch07;solution" "$solution" --check --own-kernels \
-    --mask rank3 --size 8191x4097 --mask-width 31x6
+add heavy cost=50 "ch07_solution_rank1_large" "gpu;ch07;solution" "$solution" --check \
+    --own-kernels --mask rank1 --size 8191x4097 --mask-width 31
+add heavy cost=50 "ch07_solution_rank2_large" "gpu;ch07;solution" "$solution" --check \
+    --own-kernels --mask rank2 --size 8191x4097 --mask-width 16
+add heavy cost=50 "ch07_solution_rank3_large" "gpu;ch07;solution" "$solution" --check \
+    --own-kernels --mask rank3 --size 8191x4097 --mask-width 31x6
 # Every forced path on full-rank, low-rank and separable masks (the paths are checked against
 # the same reference; lowrank on a full-rank mask runs all of its terms).
 for path in direct separable lowrank; do

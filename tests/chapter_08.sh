@@ -31,7 +31,7 @@ usage_error "ch08_timeline_is_input" "refusing to overwrite an input" \
 # pixel, one row, one column and odd sizes, square masks 1..15 and thin ones; each
 # --strip-rows x --streams pair is its own kernel in the table, all in one process. Strips of
 # one and two rows run on the smaller odd size (777 one-row strips per mask took seconds).
-early 30 "ch08_solution_strip_heights" "$labels" "$solution" --check --own-kernels \
+add cost=30 "ch08_solution_strip_heights" "$labels" "$solution" --check --own-kernels \
     --size 1x1,1x300,300x1,67x45 --mask-width "1:15,15x1,1x15,3x7" \
     --strip-rows 1,2,7,64,65536 --streams 1,3
 add "ch08_solution_strip_heights_large" "$labels" "$solution" --check --own-kernels \
@@ -87,9 +87,9 @@ usage_error "ch08_delay_two_values" "WB_STRIPS_DELAY_US='5,5' is not N or U,C,D"
     env WB_STRIPS_DELAY_US=5,5 "$solution" --check --size 30x20
 # compute-sanitizer on many strips.
 for tool in memcheck synccheck; do
-    sanitized "ch08_solution_strips_$tool" "$labels" env WB_SKIP_NPP=1 "$root/tests/sanitize.sh" \
-        $tool "$solution" --check --own-kernels --size 100x37 --mask-width 1,4,15 \
-        --strip-rows 1,5 --streams 1,2
+    add sanitizer "ch08_solution_strips_$tool" "$labels" env WB_SKIP_NPP=1 \
+        "$root/tests/sanitize.sh" $tool "$solution" --check --own-kernels --size 100x37 \
+        --mask-width 1,4,15 --strip-rows 1,5 --streams 1,2
 done
 
 # Batch: every mode checks every image; a folder of PNGs goes through and its results are

@@ -35,7 +35,7 @@ add "ch09_solution_without_tma" "gpu;ch09;solution" env WB_CONV3D_NO_TMA=1 \
 for tool in memcheck racecheck; do
     width=36
     [ $tool = racecheck ] && width=37
-    sanitized "ch09_solution_long_march_$tool" "gpu;ch09;solution" env WB_CONV3D_Z_CHUNK=65535 \
+    add sanitizer "ch09_solution_long_march_$tool" "gpu;ch09;solution" env WB_CONV3D_Z_CHUNK=65535 \
         "$root/tests/sanitize.sh" $tool "$solution" --check --own-kernels --size ${width}x35x9 \
         --mask-width "3,7,2x5x3"
 done

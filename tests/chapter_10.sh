@@ -84,41 +84,44 @@ usage_error "ch10_slabs_scaling" "--slabs: the scaling study cuts one slab a GPU
 # signed random masks for 2); the exercise too, as one GPU never calls it (make grade counts
 # these). The split's result against one GPU's, bit for bit: the scaling study's check.
 two="$root/tests/need_gpus.sh"
-# Label multi_gpu: make test runs them in a phase of their own, alone (tests/run_suite.sh); the
+# two_gpus NAME LABELS COMMAND...: a test of several GPUs. Label multi_gpu: make test runs them
+# in a phase of their own, alone (tests/run_suite.sh), and the lock runs them one at a time; the
 # other tests see one GPU there, so bench mode on two GPUs is tested here too. memcheck runs on
 # one GPU (the battery's): with NCCL on two GPUs it took 39 s alone and 110 s beside the suite on
 # the H100 pair, and NCCL's queries about kernels built for other GPUs count there as API errors.
 # They run alone, so their K-pass CPU references take 8 OpenMP threads.
-lock=multi_gpu cost=95 threads=8
+two_gpus() {
+    name=$1 two_labels=$2
+    shift 2
+    add lock=multi_gpu cost=95 threads=8 "$name" "$two_labels;multi_gpu" "$@"
+}
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
     # each trade and each pass held 0.3 ms late: a missing wait (TODO 1 or 4) fails every time
-    add "ch10_${kind}_two_gpus" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 env \
+    two_gpus "ch10_${kind}_two_gpus" "gpu;ch10;$kind" sh "$two" 2 env \
         WB_SLABS_HALO_DELAY_US=300 WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check \
         --own-kernels --gpus 2 --iterations 7 --mask gaussian,box \
         --size 1x300,300x14,67x45,401x277 --mask-width "$tall"
-    add "ch10_${kind}_two_gpus_signed" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 "$binary" \
+    two_gpus "ch10_${kind}_two_gpus_signed" "gpu;ch10;$kind" sh "$two" 2 "$binary" \
         --check --own-kernels --gpus 2 --iterations 2 --size 300x14,67x45,1000x777 \
         --mask-width "$tall"
-    add "ch10_${kind}_two_gpus_one_pass" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 "$binary" \
+    two_gpus "ch10_${kind}_two_gpus_one_pass" "gpu;ch10;$kind" sh "$two" 2 "$binary" \
         --check --own-kernels --gpus 2 --iterations 1 --size 33x31,1000x777 \
         --mask-width "1,3,4,2x9,15"
     # no --gpus: every visible GPU, so that on three or more a slab trades both ways (with two,
     # no slab has a neighbour above and below)
-    add "ch10_${kind}_every_gpu" "gpu;ch10;$kind;multi_gpu" sh "$two" 2 env \
+    two_gpus "ch10_${kind}_every_gpu" "gpu;ch10;$kind" sh "$two" 2 env \
         WB_SLABS_HALO_DELAY_US=300 WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check \
         --own-kernels --iterations 7 --mask gaussian,box --size 67x45,401x277 --mask-width "$tall"
-    add "ch10_${kind}_ranks_pair" "gpu;ch10;$kind;multi_gpu" sh "$root/tests/ranks_pair.sh" \
+    two_gpus "ch10_${kind}_ranks_pair" "gpu;ch10;$kind" sh "$root/tests/ranks_pair.sh" \
         "$binary" --check --own-kernels --iterations 4 --mask gaussian --size 301x203 \
         --mask-width "3,5x4,9"
 done
-add "ch10_scaling_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$solution" --scaling --gpus 2 \
+two_gpus "ch10_scaling_two_gpus" "$labels" sh "$two" 2 "$solution" --scaling --gpus 2 \
     --size 301x203,64x7 --mask random --mask-width 4x7 --iterations 3 --reps 20
-add "ch10_bench_two_gpus" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 0 \
+two_gpus "ch10_bench_two_gpus" "$labels" sh "$two" 2 "$expect" --gpu 0 \
     "301x203 on 2 GPUs, ms per pass" -- \
     "$solution" --bench --gpus 2 --size 301x203 --mask-width 5 --iterations 2 --reps 20
-add "ch10_too_many_gpus_for_rows" "$labels;multi_gpu" sh "$two" 2 "$expect" --gpu 2 \
+two_gpus "ch10_too_many_gpus_for_rows" "$labels" sh "$two" 2 "$expect" --gpu 2 \
     "use at most 1 GPU" -- "$solution" --check --gpus 2 --size 40x5 --mask-width 15
-# shellcheck disable=SC2034 # read by add() in ctest_list.sh
-lock='' cost='' threads=1

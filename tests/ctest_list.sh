@@ -13,12 +13,12 @@
 # points it at a submission's build), WB_LIST_FORMAT=tsv (one line per test for the grader:
 # name, labels, time limit, threads, then the command, shell-quoted).
 #
-# Threads and time limits: every GPU test runs its
-# CPU reference on $threads OpenMP threads (1, or HEAVY_THREADS for the tests marked heavy) and
-# tells CTest so (PROCESSORS), so CTest never runs more threads than `ctest -j` allows; idle
-# OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY=PASSIVE). Every GPU test has a time
-# limit: the program's own watchdog (WB_TIME_LIMIT_S) stops it with a message naming the likely
-# cause, and CTest's TIMEOUT, a little later, catches anything the watchdog cannot.
+# Threads and time limits: every GPU test runs its CPU reference on OpenMP threads (1, or
+# HEAVY_THREADS for the tests declared heavy) and tells CTest so (PROCESSORS), so CTest never runs
+# more threads than `ctest -j` allows; idle OpenMP threads sleep instead of spinning
+# (OMP_WAIT_POLICY=PASSIVE). Every GPU test has a time limit: the program's own watchdog
+# (WB_TIME_LIMIT_S) stops it with a message naming the likely cause, and CTest's TIMEOUT, a little
+# later, catches anything the watchdog cannot.
 # What bounds `make test`: starting GPU processes. A CUDA context costs about 0.2 s of work that
 # parallel processes cannot overlap, most of it the driver making the context's 8 hardware
 # queues; with one queue (device_one_queue, which every program but chapters 08 and 10 asks for)
@@ -26,30 +26,35 @@
 # named masks and PNGs run in one process each; the tests of written files run with the first
 # chapter of each dimension) and cheap. Each test's time grows with how many run at once, so the
 # wall time is about the tests' seconds x PROCESSORS over the jobs.
-# Sections: helpers, common-module tests, command-line errors, then one block per chapter.
+# Sections: settings and helpers (add: one test, its resources given where it is declared),
+# common-module tests, the student's copy, grading, lessons, the report, numbers and options,
+# files that are not what they seem, the registry, then one block per chapter: its battery
+# (tests/battery_<D>d.sh) and its own tests (tests/chapter_NN.sh), sourced in the chapter's
+# context (what each reads and sets, its map says).
 root=$1
 chapters=$2
 b="$root/build"
 exercise_dir=${WB_EXERCISE_DIR:-$b}
 expect="$root/tests/expect_exit.sh"
 fixtures="$root/tests/fixtures"
-HEAVY_THREADS=4
+# What a test's settings words (add, below) name; without any, a test takes 1 thread and
+# TIME_LIMIT_S.
+HEAVY_THREADS=4       # heavy: a CPU reference of 2^26 values or more
 TIME_LIMIT_S=60       # a GPU test: several times what the slowest ordinary one needs
-HEAVY_LIMIT_S=120     # the 2^26-value tests and chapter 06's sweep over every variant
-SANITIZER_LIMIT_S=240 # compute-sanitizer slows a program down 10-100 times
-threads=1 limit=$TIME_LIMIT_S
-# cost: CTest's COST for the tests that take several of its slots; CTest starts the highest first
-# (until a run has left its own measurements in build/Testing/Temporary/CTestCostData.txt) and
-# fills the slots left over with one-slot tests. With all of them equal, chapter 06's sweep (about
-# 35 s) starts late and ends the run; with the longest first and nothing else, the multi-slot
-# tests take every slot at once and the one-slot tests then crowd the GPU together. So: the three
-# longest start at once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests (50) follow as
-# slots free up, and one-slot tests keep running beside them all along.
-cost=
-# visible: what the GPU tests of the battery see (CUDA_VISIBLE_DEVICES, from the registry's
-# battery_gpus; empty: every GPU). lock: a CTest RESOURCE_LOCK, so that tests holding the same
-# one never run at once (chapter 10's two-GPU tests: see its chapter_10.sh).
-visible='' lock=''
+HEAVY_LIMIT_S=120     # heavy: the 2^26-value tests and chapter 06's sweep over every variant
+SANITIZER_LIMIT_S=240 # sanitizer: compute-sanitizer slows a program down 10-100 times
+# cost=N: CTest's COST for the tests that take several of its slots; CTest starts the highest
+# first (until a run has left its own measurements in build/Testing/Temporary/CTestCostData.txt)
+# and fills the slots left over with one-slot tests. With all of them equal, chapter 06's sweep
+# (about 35 s) starts late and ends the run; with the longest first and nothing else, the
+# multi-slot tests take every slot at once and the one-slot tests then crowd the GPU together.
+# So: the three longest start at once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests
+# (50) follow as slots free up, and one-slot tests keep running beside them all along. A one-slot
+# test long enough (10 s or more on the H100) that starting it among the last would end make test
+# late gets a cost too (30): CTest starts it with the multi-slot ones.
+# visible: the context of a battery (set around it by the chapter loop below): what its GPU tests
+# see (CUDA_VISIBLE_DEVICES, from the registry's battery_gpus; empty: every GPU).
+visible=''
 harness_checked= # the dimensions whose harness tests have been added (first_of_dims)
 
 # A student's copy (make handout: no solutions/) lists the tests of what it holds: the CPU tests
@@ -59,11 +64,45 @@ harness_checked= # the dimensions whose harness tests have been added (first_of_
 handout=
 [ -d "$root/solutions" ] || handout=1
 
-# add NAME LABELS COMMAND... : one test (t_* names: the callers have their own $labels); GPU tests get SKIP_RETURN_CODE 77, their threads,
-# environment and time limit.
+# die MESSAGE: stops the generator, saying what is wrong.
+die() {
+    echo "ctest_list.sh: $*" >&2
+    exit 1
+}
+# add [SETTING...] NAME LABELS COMMAND... : one test; GPU tests (label gpu) get SKIP_RETURN_CODE
+# 77, their threads, environment and time limit. A test's resources are SETTINGs, words before
+# its NAME (a later one wins):
+#   threads=N  the CPU threads it takes: CTest's PROCESSORS, a GPU test's OpenMP threads (default 1)
+#   limit=S    its time limit (default TIME_LIMIT_S)
+#   cost=N     CTest's COST (above; default none)
+#   lock=NAME  a CTest RESOURCE_LOCK: tests holding the same one never run at once (chapter 10's
+#              two-GPU tests: see its chapter_10.sh)
+#   heavy      a CPU reference of 2^26 values or more: HEAVY_THREADS threads, HEAVY_LIMIT_S
+#   sanitizer  run under compute-sanitizer: SANITIZER_LIMIT_S, and the label sanitizer (make grade
+#              runs these last, and not for a chapter whose kernel hung)
+#   skip77     a CPU test that needs an optional tool (python3, matplotlib) and exits 77,
+#              reported as skipped, where it is missing
+# (t_* names: the callers have their own $name and $labels.)
 add() {
-    t_name=$1 t_labels=$2 t_lock=$lock
+    t_threads=1 t_limit=$TIME_LIMIT_S t_cost='' t_lock='' t_skip='' t_label=''
+    while :; do
+        case $1 in
+        threads=*) t_threads=${1#*=} ;;
+        limit=*) t_limit=${1#*=} ;;
+        cost=*) t_cost=${1#*=} ;;
+        lock=*) t_lock=${1#*=} ;;
+        heavy) t_threads=$HEAVY_THREADS t_limit=$HEAVY_LIMIT_S ;;
+        sanitizer) t_limit=$SANITIZER_LIMIT_S t_label=';sanitizer' ;;
+        skip77) t_skip=1 ;;
+        *) break ;;
+        esac
+        shift
+    done
+    t_name=$1 t_labels=$2$t_label
     shift 2
+    # a misspelt setting would be taken for the name, a misspelt number printed as 0
+    case $t_name in *=*) die "add: no setting '$t_name'" ;; esac
+    case $t_threads$t_limit$t_cost in *[!0-9]*) die "add $t_name: threads, limit, cost: whole numbers" ;; esac
     if [ -n "$handout" ]; then
         case ";$t_labels;" in *";solution;"* | *";guard;"* | *";grading;"*) return ;; esac
         case $t_name in grade_* | report_* | registry_* | handout | *_exercise_drift) return ;; esac
@@ -71,7 +110,7 @@ add() {
     # a battery given several GPUs (battery_gpus) takes several: the multi-GPU phase, one at a time
     case $visible in *,*) t_labels="$t_labels;multi_gpu" t_lock=multi_gpu ;; esac
     if [ "${WB_LIST_FORMAT:-}" = tsv ]; then
-        printf '%s\t%s\t%s\t%s\t' "$t_name" "$t_labels" "$limit" "$threads"
+        printf '%s\t%s\t%s\t%s\t' "$t_name" "$t_labels" "$t_limit" "$t_threads"
         for arg in "$@"; do printf "'%s' " "$(printf '%s' "$arg" | sed "s/'/'\\\\''/g")"; done
         printf '\n'
         return
@@ -85,17 +124,17 @@ add() {
     for arg in "$@"; do printf ' "%s"' "$(printf '%s' "$arg" | sed 's/[\\"]/\\&/g')"; done
     printf ')\n'
     printf 'set_tests_properties(%s PROPERTIES LABELS "%s"' "$t_name" "$t_labels"
-    [ "${may_skip:-0}" = 1 ] && printf ' SKIP_RETURN_CODE 77'
+    [ -n "$t_skip" ] && printf ' SKIP_RETURN_CODE 77'
     case ";$t_labels;" in *";gpu;"*)
-        printf ' SKIP_RETURN_CODE 77 TIMEOUT %d' $((limit + 30))
+        printf ' SKIP_RETURN_CODE 77 TIMEOUT %d' $((t_limit + 30))
         printf ' ENVIRONMENT "OMP_NUM_THREADS=%d;OMP_WAIT_POLICY=PASSIVE;WB_TIME_LIMIT_S=%d%s"' \
-            "$threads" "$limit" "${visible:+;CUDA_VISIBLE_DEVICES=$visible}"
+            "$t_threads" "$t_limit" "${visible:+;CUDA_VISIBLE_DEVICES=$visible}"
         ;;
     esac
     case ";$t_labels;" in *";multi_gpu;"*) ;; *";gpu;"*) printf ' RESOURCE_GROUPS "gpus:1"' ;; esac
     [ -n "$t_lock" ] && printf ' RESOURCE_LOCK %s' "$t_lock"
-    printf ' PROCESSORS %d' "$threads"
-    [ -n "$cost" ] && printf ' COST %d' "$cost" # CTest starts the highest cost first
+    printf ' PROCESSORS %d' "$t_threads"
+    [ -n "$t_cost" ] && printf ' COST %d' "$t_cost" # CTest starts the highest cost first
     printf ')\n'
 }
 # usage_error NAME REGEX COMMAND... : bad input must give exit 2 and a one-line message.
@@ -103,38 +142,6 @@ usage_error() {
     name=$1 pattern=$2
     shift 2
     add "$name" "cpu" "$expect" 2 "$pattern" -- "$@"
-}
-# heavy COST NAME LABELS COMMAND... : a GPU test whose CPU reference is large (2^26 values or
-# more), and its cost (above).
-heavy() {
-    threads=$HEAVY_THREADS limit=$HEAVY_LIMIT_S cost=$1
-    shift
-    add "$@"
-    threads=1 limit=$TIME_LIMIT_S cost=
-}
-# early COST NAME LABELS COMMAND... : a one-slot test long enough (10 s or more on the H100) that
-# starting it among the last would end make test late: CTest starts it with the multi-slot ones.
-early() {
-    cost=$1
-    shift
-    add "$@"
-    cost=
-}
-# skippable NAME LABELS COMMAND... : a CPU test that needs an optional tool (python3, matplotlib)
-# and exits 77, reported as skipped, where it is missing.
-skippable() {
-    may_skip=1
-    add "$@"
-    may_skip=0
-}
-# sanitized NAME LABELS COMMAND... : a test run under compute-sanitizer, with its longer limit and
-# the label sanitizer (make grade runs these last, and not for a chapter whose kernel hung).
-sanitized() {
-    limit=$SANITIZER_LIMIT_S
-    s_name=$1 s_labels=$2
-    shift 2
-    add "$s_name" "$s_labels;sanitizer" "$@"
-    limit=$TIME_LIMIT_S
 }
 [ "${WB_LIST_FORMAT:-}" = tsv ] || echo "# Generated by tests/ctest_list.sh: edit that file, not this one."
 
@@ -179,9 +186,7 @@ usage_error imginfo_descr_control_characters "holds '<f\\\\x0d\\\\x1b\\[2J' data
 
 # ---- the student's copy (CPU; on a GPU machine it also runs the check) -------------------------
 # make handout, then the commands its README gives, run in it with JOBS=2: two of CTest's slots.
-threads=2 cost=80
-add handout "cpu" "$root/tests/handout.sh" "$root" "$b/tests/handout"
-threads=1 cost=
+add threads=2 cost=80 handout "cpu" "$root/tests/handout.sh" "$root" "$b/tests/handout"
 
 # make check's stages and verdicts, on stand-in tests (no GPU needed).
 add check_stages "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/check_stages"
@@ -191,13 +196,11 @@ add check_stages_catches "cpu" "$root/tests/check_stages.sh" "$root" "$b/tests/c
 # GPU machine it builds the exercises and runs chapter 01's whole check (21 tests) with JOBS=8
 # inside: eight slots, and one of the longest tests (with JOBS=4, 70 s of make test's 100 s on a
 # host of four H100s: its tests took 5 to 17 s each there, 0.2 to 6 s alone).
-threads=8 cost=90
-skippable progress_states "cpu" env JOBS=8 "$root/tests/progress_states.sh" "$root" \
-    "$b/tests/progress_states"
-threads=1 cost=
+add threads=8 cost=90 skip77 progress_states "cpu" env JOBS=8 "$root/tests/progress_states.sh" \
+    "$root" "$b/tests/progress_states"
 
 # make profile's table and messages, with a stand-in for ncu (no GPU needed).
-skippable profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
+add skip77 profile_cli "cpu" "$root/tests/profile_cli.sh" "$root"
 
 # ---- grading (CPU; on a GPU machine it also runs the students' kernels) ------------------------
 # The grader's bad settings: exit 2 and one line, before anything is built or run.
@@ -244,15 +247,11 @@ add grade_export "cpu;grading" python3 "$root/tests/grade_export.py" "$root" "$b
 add mutation_selftest "cpu;grading" python3 "$root/tests/mutation_selftest.py" "$root"
 # Six submissions written to break a grader, graded with a short rubric: JOBS=4 inside, so it
 # takes four of CTest's slots.
-threads=$HEAVY_THREADS cost=90
-skippable grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS "$root/tests/grade_submissions.sh" \
-    "$root" "$b/tests/grade_submissions"
-threads=1 cost=
+add threads=$HEAVY_THREADS cost=90 skip77 grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS \
+    "$root/tests/grade_submissions.sh" "$root" "$b/tests/grade_submissions"
 # Every attack in tests/exploits/ (the GPU ones where there is a GPU), each with its outcome.
-threads=$HEAVY_THREADS cost=90
-skippable grade_exploits "cpu;grading" env JOBS=$HEAVY_THREADS python3 "$root/tests/exploits/run.py" \
-    "$root" "$b/tests/grade_exploits"
-threads=1 cost=
+add threads=$HEAVY_THREADS cost=90 skip77 grade_exploits "cpu;grading" env JOBS=$HEAVY_THREADS \
+    python3 "$root/tests/exploits/run.py" "$root" "$b/tests/grade_exploits"
 
 # ---- the lessons (CPU): each asks before it tells (tests/lesson_structure.sh says how) ---------
 # shellcheck disable=SC2046 # one argument per lesson
@@ -276,11 +275,11 @@ add no_history_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1; mkdir -p "$d/chapt
     [ $rc -eq 1 ] && printf "%s\n" "$out" | grep -q "README.md:2:" && printf "%s\n" "$out" | grep -q "x.c:1:"' \
     "$root/tests/no_history.sh"
 # Every shell script passes shellcheck (tests/shellcheck_clean.sh says why; skipped, 77, without it).
-skippable shellcheck_clean "cpu" sh "$root/tests/shellcheck_clean.sh" "$root"
+add skip77 shellcheck_clean "cpu" sh "$root/tests/shellcheck_clean.sh" "$root"
 # ... and it can fail: an unquoted $1 is caught in a script found by its name (.sh), its shebang
 # or its shell directive, and a file that is none of those is not checked.
 # shellcheck disable=SC2016 # the sh -c script expands its own arguments
-skippable shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
+add skip77 shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
     printf "#!/bin/sh\ncat \$1\n" >"$d/planted.sh"; printf "#!/bin/sh\ncat \$1\n" >"$d/run_me"
     printf "# shellcheck shell=sh\ncat \$1\n" >"$d/sourced"; printf "cat \$1\n" >"$d/notes.txt"
     out=$(sh "$0" "$d"); rc=$?; rm -rf "$d"; echo "$out"
@@ -292,8 +291,8 @@ skippable shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
-skippable report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
-skippable report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
+add skip77 report_csv "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_csv" csv
+add skip77 report_figures "cpu" "$root/tests/report_plot.sh" "$root" "$b/tests/report_figures" figures
 
 # ---- one rule for numbers, each option once (CPU) ----------------------------------------------
 ch01="$b/ch01_basic_1d" ch05="$b/ch05_tiled_2d"
@@ -388,10 +387,6 @@ add registry_uses_closed "cpu" "$root/tests/registry_check.sh" uses "$root"
 # entry (chapters/NN_name/chapter.mk) and the program's --spec give every number the batteries
 # use; anything missing or unknown stops the generator with a message, so a new chapter can
 # never silently get fewer tests.
-die() {
-    echo "ctest_list.sh: $*" >&2
-    exit 1
-}
 # registry NN_name KEY: the value of "KEY = value" in the chapter's entry; checks every key.
 registry() {
     file="$root/chapters/$1/chapter.mk"
@@ -399,6 +394,13 @@ registry() {
     bad=$(sed -n '/^[[:space:]]*\(#\|$\)/d; /^\(uses\|libs\|sanitizers\|run\|battery_blocks\|battery_gpus\|guard_args\)[[:space:]]*=/d; p' "$file")
     [ -z "$bad" ] || die "$file: not a known 'key = value' line: $bad"
     sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" "$file"
+}
+# refuses NAME REGEX ARGS... : the chapter's program ($solution) refuses ARGS (usage_error): the
+# test chNN_NAME.
+refuses() {
+    name=$1 pattern=$2
+    shift 2
+    usage_error "ch${nn}_$name" "$pattern" "$solution" "$@"
 }
 # spec KEY: one fact from the chapter program's --spec (its limits, as the program enforces them).
 spec() {
@@ -445,18 +447,16 @@ for chapter in $chapters; do
         "$root/solutions/$chapter" "$root/exercises/$chapter"
     add "ch${nn}_help" "cpu;ch$nn" "$expect" 0 "usage:" -- "$solution" --help
     add "ch${nn}_spec" "cpu;ch$nn" "$expect" 0 "^dims=$dims" -- "$solution" --spec
-    [ "$tune" = 1 ] || usage_error "ch${nn}_tune_refused" "no autotuner" "$solution" --tune
+    [ "$tune" = 1 ] || refuses tune_refused "no autotuner" --tune
     # The chapter kernel's block rule: one block too small for the largest mask is refused.
     [ "$block_needed" -gt "$block_min" ] &&
-        usage_error "ch${nn}_block_below_rule" "--block $((block_needed - 1)) is smaller than" \
-            "$solution" --block $((block_needed - 1)) --mask-width "$largest_mask"
+        refuses block_below_rule "--block $((block_needed - 1)) is smaller than" \
+            --block $((block_needed - 1)) --mask-width "$largest_mask"
     # What a hostile file or argument holds comes back escaped, on one clean line.
-    usage_error "ch${nn}_mask_file_nul" "mask_nul.txt:2: holds a NUL byte" "$solution" \
-        --mask-file "$fixtures/mask_nul.txt"
-    usage_error "ch${nn}_mask_file_escape" "\\\\x1b\\[31mred' is not a number" "$solution" \
+    refuses mask_file_nul "mask_nul.txt:2: holds a NUL byte" --mask-file "$fixtures/mask_nul.txt"
+    refuses mask_file_escape "\\\\x1b\\[31mred' is not a number" \
         --mask-file "$fixtures/mask_escape.txt"
-    usage_error "ch${nn}_argument_escape" "\\\\x1b\\[2J' is not a whole number" "$solution" \
-        --seed "$(printf '12\033[2J')"
+    refuses argument_escape "\\\\x1b\\[2J' is not a whole number" --seed "$(printf '12\033[2J')"
     usage_error "ch${nn}_time_limit_not_number" "WB_TIME_LIMIT_S='abc' is not a number" \
         env WB_TIME_LIMIT_S=abc "$speaker" --check
     # Each dimension's harness writes --output and lays out GPU memory the same way for all its
@@ -475,9 +475,18 @@ for chapter in $chapters; do
     *[!0-9]* | 0) die "chapters/$chapter/chapter.mk: battery_gpus: '$battery_gpus' is not a number of GPUs" ;;
     *) visible=$(seq -s, 0 $((battery_gpus - 1))) ;;
     esac
+    # The battery: its tests, and what it sets for the mode and guard tests below (its map at the
+    # top lists them), cleared first: one it leaves out stops the generator here instead of
+    # coming from the chapter before.
+    modes_size='' bench_masks='' bench_pattern='' json_size='' json_mask='' guard_size='' guard_pattern=''
     # shellcheck source=battery_2d.sh # any battery: each sets the variables used below
     . "$battery"
-    visible=
+    visible= # the battery's context ends with it
+    for value in "$modes_size" "$bench_masks" "$bench_pattern" "$json_size" "$json_mask" \
+        "$guard_size" "$guard_pattern"; do
+        [ -n "$value" ] || die "$battery leaves out one of modes_size, bench_masks, bench_pattern," \
+            "json_size, json_mask, guard_size, guard_pattern"
+    done
     # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
     # with the chapter's default mask, the one its exercise kernel is built for.
     add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" \
@@ -491,6 +500,6 @@ for chapter in $chapters; do
     # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
     add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" \
         -- "$exercise" --check --size "$guard_size" $guard_args
-    # shellcheck source=/dev/null # a chapter's own tests: a file checked on its own
+    # shellcheck source=/dev/null # a chapter's own tests (they set nothing read here): checked on its own
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done
