@@ -236,6 +236,21 @@ grade_refuses both_given "give SUBMISSION or SUBMISSIONS, not both" "$fixtures" 
 grade_refuses submission_in_solutions "lies in the workbook's solutions/" "$root/solutions" "" 2
 grade_refuses rubric_lacks_chapter "rubric_small.txt: no line scores chapter 03" "$fixtures" "" 2 \
     WB_GRADE_RUBRIC="$fixtures/rubric_small.txt" GRADE_CHAPTERS="01 03"
+# The instructor's own files, checked before anyone is built: a rubric expression that selects no
+# test (a typo), hidden lines without HIDDEN_TESTS, a hidden test for a chapter there is not, and,
+# on a GPU, a hidden test the reference solution itself fails (each would fail every student).
+grade_refuses rubric_selects_nothing "rubric_typo.txt: line 2: .* selects no test of chapter 01" \
+    "$fixtures" "" 2 WB_GRADE_RUBRIC="$fixtures/rubric_typo.txt" GRADE_CHAPTERS=01
+grade_refuses rubric_hidden_without_tests \
+    "rubric_hidden.txt: line 3: .* selects no test of chapter 01 \(no HIDDEN_TESTS given\)" \
+    "$fixtures" "" 2 WB_GRADE_RUBRIC="$fixtures/rubric_hidden.txt" GRADE_CHAPTERS=01
+grade_refuses hidden_test_no_chapter "hidden_bad_chapter.txt: line 2: chapter 99 is not one of" \
+    "$fixtures" "" 2 WB_GRADE_HIDDEN_TESTS="$fixtures/hidden_bad_chapter.txt"
+add grade_hidden_test_fails_reference "gpu;grading" "$root/tests/need_gpus.sh" 1 "$expect" 2 \
+    "hidden_bad_argument.txt: hidden test 01 typo fails on the reference solution" -- \
+    env WB_GRADE_CHAPTER_LIST="$chapters" WB_GRADE_SUBMISSION="$fixtures" WB_GRADE_JOBS=2 \
+    WB_GRADE_RUBRIC="$fixtures/rubric_small.txt" WB_GRADE_HIDDEN_TESTS="$fixtures/hidden_bad_argument.txt" \
+    GRADE_CHAPTERS="01 02" python3 "$root/grading/grade.py"
 # The gate's rules on the solutions' objects and one attack per rule (no compiler needed).
 add grade_gate "cpu;grading" python3 "$root/tests/grade_gate.py" "$root"
 # What the grader believes of a run: stand-in programs printing verdicts and times.
