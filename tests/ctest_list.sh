@@ -246,7 +246,7 @@ grade_refuses rubric_hidden_without_tests \
     "$fixtures" "" 2 WB_GRADE_RUBRIC="$fixtures/rubric_hidden.txt" GRADE_CHAPTERS=01
 grade_refuses hidden_test_no_chapter "hidden_bad_chapter.txt: line 2: chapter 99 is not one of" \
     "$fixtures" "" 2 WB_GRADE_HIDDEN_TESTS="$fixtures/hidden_bad_chapter.txt"
-add grade_hidden_test_fails_reference "gpu;grading" "$root/tests/need_gpus.sh" 1 "$expect" 2 \
+add grade_hidden_test_fails_reference "gpu;grading" sh "$root/tests/need_gpus.sh" 1 "$expect" 2 \
     "hidden_bad_argument.txt: hidden test 01 typo fails on the reference solution" -- \
     env WB_GRADE_CHAPTER_LIST="$chapters" WB_GRADE_SUBMISSION="$fixtures" WB_GRADE_JOBS=2 \
     WB_GRADE_RUBRIC="$fixtures/rubric_small.txt" WB_GRADE_HIDDEN_TESTS="$fixtures/hidden_bad_argument.txt" \
