@@ -371,27 +371,11 @@ def strip_tokens(data):
 
 
 def test_list(chapters, exercise_dir):
-    """The chapters' tests as tests/ctest_list.sh lists them, the exercise programs in
-    exercise_dir: name, labels, time limit, threads and the command of each."""
-    env = clean_environment({"WB_LIST_FORMAT": "tsv", "WB_EXERCISE_DIR": exercise_dir})
-    listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, " ".join(chapters)],
-                             capture_output=True, text=True, cwd=ROOT, env=env)
-    if listing.returncode != 0:
-        die(f"tests/ctest_list.sh failed: {listing.stderr.strip()[:200]}")
-    tests, record = [], ""
-    for line in listing.stdout.split("\n"):  # a command may span lines (a CPU test's script)
-        record = record + "\n" + line if record else line
-        fields = record.split("\t", 4)
-        if len(fields) < 5:
-            continue
-        try:
-            argv = shlex.split(fields[4])
-        except ValueError:
-            continue
-        tests.append({"name": fields[0], "labels": fields[1].split(";"), "limit": int(fields[2]),
-                      "threads": int(fields[3]), "argv": argv})
-        record = ""
-    return tests
+    """processes.test_list in the grader's clean environment; a list that fails stops the run."""
+    try:
+        return processes.test_list(chapters, exercise_dir, clean_environment())
+    except RuntimeError as e:
+        die(f"tests/ctest_list.sh failed: {e}")
 
 
 # ---- the rubric ----------------------------------------------------------------------------------

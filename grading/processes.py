@@ -5,9 +5,10 @@ Every run goes through limited.py (address space, file size, CPU seconds, proces
 process group of its own, with a wall-clock limit: past it, or when it ends, the whole group is
 killed, so nothing it started outlives it. Logs are read back capped. CPU cores are shared out
 by Cores, so a test's CPU reference is not slowed into its time limit by builds beside it.
-Sections: environment, runs, logs, cores.
+Sections: environment, the test list, runs, logs, cores.
 """
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -31,6 +32,33 @@ def clean_environment(extra=None, scrubbed=(), prefix=None):
            if k not in drop and not (prefix and k.startswith(prefix))}
     env.update(extra or {})
     return env
+
+
+# ---- the test list --------------------------------------------------------------------------------
+
+def test_list(chapters, exercise_dir, env):
+    """The chapters' tests as tests/ctest_list.sh lists them (WB_LIST_FORMAT=tsv), the exercise
+    programs in exercise_dir: dicts of name, labels, limit, threads and argv. Raises
+    RuntimeError with the list's own message when it fails. env: the environment to run it in."""
+    env = dict(env, WB_LIST_FORMAT="tsv", WB_EXERCISE_DIR=exercise_dir)
+    listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, " ".join(chapters)],
+                             capture_output=True, text=True, cwd=ROOT, env=env)
+    if listing.returncode != 0:
+        raise RuntimeError(listing.stderr.strip()[:200])
+    tests, record = [], ""
+    for line in listing.stdout.split("\n"):  # a record may span lines (a CPU test's script)
+        record = record + "\n" + line if record else line
+        fields = record.split("\t", 4)
+        if len(fields) < 5:
+            continue
+        record = ""
+        try:
+            argv = shlex.split(fields[4])
+        except ValueError:
+            continue
+        tests.append({"name": fields[0], "labels": fields[1].split(";"), "limit": int(fields[2]),
+                      "threads": int(fields[3]), "argv": argv})
+    return tests
 
 
 # ---- runs --------------------------------------------------------------------------------------

@@ -72,7 +72,6 @@ import os
 import queue
 import re
 import secrets
-import shlex
 import signal
 import shutil
 import subprocess
@@ -1071,24 +1070,14 @@ def battery(chapter):
     """The chapter's student battery, in the order it runs: the quick tests as listed, then the
     others, cheap ones first and the sanitizers last. Commands name the exercise folder as
     PLACEHOLDER; the solution program must be built (tests/ctest_list.sh asks it its limits)."""
-    env = clean_environment({"WB_LIST_FORMAT": "tsv", "WB_EXERCISE_DIR": PLACEHOLDER})
-    listing = subprocess.run(["sh", "tests/ctest_list.sh", ROOT, chapter], capture_output=True,
-                             text=True, cwd=ROOT, env=env)
-    if listing.returncode != 0:
-        die(f"tests/ctest_list.sh failed for {chapter}: {listing.stderr.strip()[:200]}")
+    try:
+        listed = processes.test_list([chapter], PLACEHOLDER, clean_environment())
+    except RuntimeError as e:
+        die(f"tests/ctest_list.sh failed for {chapter}: {e}")
     nn, patterns = chapter[:2], rubric_patterns(chapter[:2])
-    tests, record = [], ""
-    for line in listing.stdout.split("\n"):  # a record may span lines (a CPU test's script)
-        record = record + "\n" + line if record else line
-        fields = record.split("\t", 4)
-        if len(fields) < 5:
-            continue
-        record = ""
-        labels = fields[1].split(";")
-        if not fields[0].startswith(f"ch{nn}_") or "exercise" not in labels:
-            continue
-        if any(re.search(p, fields[0]) for p in patterns):
-            tests.append(Test(fields[0], labels, int(fields[2]), int(fields[3]), shlex.split(fields[4])))
+    tests = [Test(t["name"], t["labels"], t["limit"], t["threads"], t["argv"]) for t in listed
+             if t["name"].startswith(f"ch{nn}_") and "exercise" in t["labels"]
+             and any(re.search(p, t["name"]) for p in patterns)]
     quick = [t for t in tests if "quick" in t.labels]
     rest = sorted((t for t in tests if "quick" not in t.labels),
                   key=lambda t: ("sanitizer" in t.labels, t.limit * t.threads))
