@@ -48,10 +48,11 @@ SANITIZER_LIMIT_S=240 # sanitizer: compute-sanitizer slows a program down 10-100
 # and fills the slots left over with one-slot tests. With all of them equal, chapter 06's sweep
 # (about 35 s) starts late and ends the run; with the longest first and nothing else, the
 # multi-slot tests take every slot at once and the one-slot tests then crowd the GPU together.
-# So: the three longest start at once (100, 90; 14 slots), the 2^26-value and 8192x8192 tests
-# (50) follow as slots free up, and one-slot tests keep running beside them all along. A one-slot
-# test long enough (10 s or more on the H100) that starting it among the last would end make test
-# late gets a cost too (30): CTest starts it with the multi-slot ones.
+# So: the longest start at once (costs 100 to 80: chapter 06's sweep, chapter 10's two-GPU
+# tests, the grader's and the student's-loop tests, the handout), the 2^26-value and 8192x8192
+# tests (50 to 70) follow as slots free up, and one-slot tests keep running beside them all
+# along. A one-slot test long enough (10 s or more on the H100) that starting it among the last
+# would end make test late gets a cost too (30): CTest starts it with the multi-slot ones.
 # visible: the context of a battery (set around it by the chapter loop below): what its GPU tests
 # see (CUDA_VISIBLE_DEVICES, from the registry's battery_gpus; empty: every GPU).
 visible=''
