@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -44,6 +45,10 @@ LOG_KEPT = 256 << 10      # bytes of a test's log kept after it is read
 FILE_CAP = 1 << 20        # a kernel file larger than this is not graded
 EXTRA_LISTED = 10         # extra files named in the flags; the rest are counted
 FLOOR_SHARE = 0.8         # a time under 80% of the workload's floor is impossible
+# Tests of a student at once, at most: past 32, GPU processes crowd the GPUs more than the cores
+# help (make test caps its jobs at 32 for the same reason: its tests of 1 s took up to 62 s with
+# 64 at once on four H100s).
+MAX_JOBS = 32
 GRADE_SETTINGS = ("SUBMISSION", "SUBMISSIONS", "RUBRIC", "HIDDEN_TESTS", "ROSTER")  # never a test's business
 
 
@@ -604,9 +609,13 @@ def main():
     rubric = env.get("WB_GRADE_RUBRIC", "") or "grading/rubric.txt"
     hidden = env.get("WB_GRADE_HIDDEN_TESTS", "")
     roster_path = env.get("WB_GRADE_ROSTER", "")
-    jobs = env.get("WB_GRADE_JOBS", "") or str(os.cpu_count() or 2)
+    jobs = env.get("WB_GRADE_JOBS", "") or str(min(os.cpu_count() or 2, MAX_JOBS))
     if not re.fullmatch(r"[1-9][0-9]{0,3}", jobs):
         die(f"JOBS='{jobs}' is not a positive whole number (no leading zero)")
+    if int(jobs) > MAX_JOBS:
+        print(f"grade: JOBS={jobs}: {MAX_JOBS} at most (more GPU processes at once crowd the GPUs "
+              "into their time limits)")
+        jobs = str(MAX_JOBS)
     settings = {"time_limit": seconds_setting("GRADE_TIME_LIMIT", TEST_LIMIT_S),
                 "build_limit": seconds_setting("GRADE_BUILD_LIMIT", 300),
                 "allow_drift": env.get("GRADE_ALLOW_DRIFT", "") == "1",
@@ -689,8 +698,18 @@ def main():
                                stdout=open(log, "w"), stderr=subprocess.STDOUT)
             if r.returncode != 0:
                 die(f"the solutions' renamed objects do not build ({log} says why)")
+    work = [(s, c) for s in students for c in s.ready]
+    built, progress = [0], threading.Lock()
+
+    def build(student, chapter):  # a line as each build ends: a class's builds take minutes
+        student.build(chapter, book)
+        with progress:
+            built[0] += 1
+            state = student.state.get(chapter[:2], "graded")
+            print(f"grade: built {built[0]} of {len(work)}: {export.shown(student.name)}, chapter "
+                  f"{chapter[:2]}{'' if state == 'graded' else ' (' + state + ')'}", flush=True)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        list(pool.map(lambda sc: sc[0].build(sc[1], book), [(s, c) for s in students for c in s.ready]))
+        list(pool.map(lambda sc: build(*sc), work))
 
     rows = []
     for s in students:

@@ -222,6 +222,8 @@ grade_refuses time_limit_zeros "GRADE_TIME_LIMIT='00' is not a whole number" "" 
     GRADE_TIME_LIMIT=00
 grade_refuses jobs_words "JOBS='many' is not a positive whole number" "" "" many
 grade_refuses jobs_zeros "JOBS='00' is not a positive whole number" "" "" 00
+# JOBS past 32 is capped (stdout says so), here before another setting stops the run.
+grade_refuses jobs_capped "JOBS=64: 32 at most" "" "" 64 GRADE_CHAPTERS=99
 grade_refuses hidden_visibility "GRADE_HIDDEN_VISIBILITY='soon' is not one of" "" "" 2 \
     GRADE_HIDDEN_VISIBILITY=soon
 # Two students whose folder names come out the same ('a b' becomes a_b-<its checksum>), made here.
