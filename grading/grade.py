@@ -395,7 +395,7 @@ class Book:
             folder = os.path.join("exercises", c)
             self.pristine[c] = {n: open(os.path.join(folder, n), encoding="utf-8").read()
                                 for n in sorted(os.listdir(folder)) if n.endswith(".cu")}
-        self.rubric, self.rubric_line = [], {}
+        self.rubric, self.rubric_lines = [], []  # the lines' fields, and their line numbers
         self.rubric_path, self.hidden_path = rubric_path, hidden_path
         known = {c[:2] for c in chapters}
         try:
@@ -420,7 +420,7 @@ class Book:
                 die(f"{rubric_path}: line {number_}: not 'NN group points regex' or "
                     f"'NN speed points full zero' (NN a chapter): {line[:80]}")
             self.rubric.append(f)
-            self.rubric_line[id(f)] = number_
+            self.rubric_lines.append(number_)
         for c in graded:  # a chapter with nothing to score would grade as 0 / 0 for everyone
             if not any(f[0] == c[:2] and f[1] != "speed" for f in self.rubric):
                 die(f"{rubric_path}: no line scores chapter {c[:2]} (it would grade 0 / 0): add "
@@ -457,14 +457,14 @@ class Book:
         names = [t["name"] for t in test_list(graded, os.path.join(ROOT, "build"))
                  if "exercise" in t["labels"]]
         names += [f"ch{nn}_hidden_{name}" for nn, name, _ in self.hidden]
-        for f in self.rubric:
+        for f, number_ in zip(self.rubric, self.rubric_lines):
             nn = f[0]
             if f[1] == "speed" or not any(c.startswith(nn + "_") for c in graded):
                 continue
             if not any(n.startswith(f"ch{nn}_") and re.search(f[3], n) for n in names):
                 why = (" (no HIDDEN_TESTS given)" if "hidden" in f[3] and not self.hidden_path
                        else "")
-                die(f"{self.rubric_path}: line {self.rubric_line[id(f)]}: '{f[3]}' selects no test "
+                die(f"{self.rubric_path}: line {number_}: '{f[3]}' selects no test "
                     f"of chapter {nn}{why}: every student would score 0 there")
         if not gpu:
             return

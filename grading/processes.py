@@ -46,16 +46,18 @@ def test_list(chapters, exercise_dir, env):
     if listing.returncode != 0:
         raise RuntimeError(listing.stderr.strip()[:200])
     tests, record = [], ""
-    for line in listing.stdout.split("\n"):  # a record may span lines (a CPU test's script)
+    for line in listing.stdout.split("\n"):
+        # A record may span lines (a CPU test's sh -c script): until its quotes close, the
+        # command does not split, and the next line belongs to it.
         record = record + "\n" + line if record else line
         fields = record.split("\t", 4)
         if len(fields) < 5:
             continue
-        record = ""
         try:
             argv = shlex.split(fields[4])
         except ValueError:
             continue
+        record = ""
         tests.append({"name": fields[0], "labels": fields[1].split(";"), "limit": int(fields[2]),
                       "threads": int(fields[3]), "argv": argv})
     return tests
