@@ -310,7 +310,7 @@ check: ## CH=NN: your exercise for chapter NN: quick tests first (a verdict in s
 	@$(MAKE) -s $(EXERCISE_BUILD)/ch$(CHAPTER)_exercise $(BUILD)/tests $(BUILD)/out
 	@mkdir -p $(BUILD)/check/$(CH)
 	@WB_EXERCISE_DIR="$(abspath $(EXERCISE_BUILD))" sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTER)" > $(BUILD)/check/$(CH)/CTestTestfile.cmake
-	@sh tests/check.sh $(BUILD)/check/$(CH) $(CH) $(JOBS) $(EXERCISES)/$(CHAPTER)
+	@sh tests/check.sh $(BUILD)/check/$(CH) $(CH) $(JOBS) $(EXERCISES)/$(CHAPTER) "$$($(EXERCISE_BUILD)/ch$(CHAPTER)_exercise --spec | sed -n 's/^kernels=//p')"
 
 # make profile CH=NN: Nsight Compute on the student's kernel and the reference, side by side.
 profile: ## CH=NN: GPU: the lessons' profiler metrics for your kernel beside the reference's (ncu)

@@ -159,12 +159,11 @@ static const char *option_value(int argc, char **argv, int *i, const char *inlin
     return argv[++*i];
 }
 
-/* The chapter's path names, comma-separated, into buffer (empty for a chapter without). */
-static const char *path_list(const struct cli_spec *spec, char *buffer, size_t size) {
+/* names (NULL-terminated; NULL: none), comma-separated, into buffer. */
+static const char *name_list(const char *const *names, char *buffer, size_t size) {
     buffer[0] = '\0';
-    for (int k = 0; spec->paths && spec->paths[k]; ++k)
-        snprintf(buffer + strlen(buffer), size - strlen(buffer), "%s%s", k ? ", " : "",
-                 spec->paths[k]);
+    for (int k = 0; names && names[k]; ++k)
+        snprintf(buffer + strlen(buffer), size - strlen(buffer), "%s%s", k ? ", " : "", names[k]);
     return buffer;
 }
 
@@ -177,7 +176,21 @@ static int parse_path(const struct cli_spec *spec, const char *value, int *path,
         }
     char names[256];
     return wb_error(err, "--path: '%s' is not one of %s", value,
-                    path_list(spec, names, sizeof names));
+                    name_list(spec->paths, names, sizeof names));
+}
+
+static int parse_kernel(const struct cli_spec *spec, const char *value, const char **kernel,
+                        char *err) {
+    if (!spec->kernels)
+        return wb_error(err, "--kernel: this chapter has one kernel of its own, nothing to choose");
+    for (int k = 0; spec->kernels[k]; ++k)
+        if (!strcmp(value, spec->kernels[k])) {
+            *kernel = spec->kernels[k];
+            return 0;
+        }
+    char names[256];
+    return wb_error(err, "--kernel: '%s' is not one of %s", value,
+                    name_list(spec->kernels, names, sizeof names));
 }
 
 static void set_defaults(const struct cli_spec *spec, struct cli_options *opt) {
@@ -215,7 +228,7 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         static const char *const valued[] = {"--size",      "--mask-width", "--mask",
                                              "--mask-file", "--input",      "--output",
                                              "--block",     "--reps",       "--seed",
-                                             "--path"};
+                                             "--path",      "--kernel"};
         int takes_value = -1;
         const struct cli_extra_option *extra = NULL;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k)
@@ -267,6 +280,8 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
             opt->tune = 1;
         } else if (!strcmp(name, "--path")) {
             if (parse_path(spec, value, &opt->path, err)) return -1;
+        } else if (!strcmp(name, "--kernel")) {
+            if (parse_kernel(spec, value, &opt->kernel, err)) return -1;
         } else if (!strcmp(name, "--size")) {
             if (parse_size_list(name, value, spec->dims, &size_limit, 0, opt->sizes,
                                 &opt->size_count, err))
@@ -415,7 +430,10 @@ void cli_print_help(FILE *out, const struct cli_spec *spec) {
     char names[256];
     if (spec->paths)
         fprintf(out, "  --path NAME        force a path: %s (default %s)\n",
-                path_list(spec, names, sizeof names), spec->paths[0]);
+                name_list(spec->paths, names, sizeof names), spec->paths[0]);
+    if (spec->kernels)
+        fprintf(out, "  --kernel NAME      one of this chapter's own kernels alone: %s\n",
+                name_list(spec->kernels, names, sizeof names));
     if (spec->allows_tune)
         fprintf(out,
                 "  --tune             verify and time every compiled variant, save the fastest "
@@ -474,6 +492,9 @@ void cli_print_spec(FILE *out, const struct cli_spec *spec) {
     fputs("paths=", out);
     for (int k = 0; spec->paths && spec->paths[k]; ++k)
         fprintf(out, "%s%s", k ? "," : "", spec->paths[k]);
+    fputs("\nkernels=", out);
+    for (int k = 0; spec->kernels && spec->kernels[k]; ++k)
+        fprintf(out, "%s%s", k ? "," : "", spec->kernels[k]);
     fputs("\nextras=", out);
     for (int k = 0; spec->extras && spec->extras[k].name; ++k)
         fprintf(out, "%s%s", k ? "," : "", spec->extras[k].name);

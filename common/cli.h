@@ -20,6 +20,7 @@
  *   --input PATH         repeat it to run several inputs in one process
  *   --output PATH  --reps N  --seed N  --check  --bench  --json  --help  --own-kernels
  *   --path NAME          chapters with several paths (07): force one, "auto" by default
+ *   --kernel NAME        chapters with several kernels of their own (04): run that one alone
  *   --spec               print what the program accepts (limits, defaults) and exit 0
  * Nothing here touches the GPU: errors come out the same on machines with and without one.
  */
@@ -86,6 +87,9 @@ struct cli_spec {
     const char *input_formats;  /* "a 1-D float32 .npy" for --help and errors */
     const char *const *paths;   /* names --path takes, NULL-terminated, the first the default;
                                    NULL: the chapter has one path and refuses --path */
+    const char *const *kernels; /* the chapter's own kernels' names, NULL-terminated, where it
+                                   has several (04): --kernel NAME checks one alone, so that
+                                   the tests and the grader report each; NULL: refuses --kernel */
     const struct cli_extra_option *extras; /* the chapter's own options, ended by a NULL name;
                                               NULL: none */
     /* Takes one of extras (value NULL for a flag): 0, or -1 with a one-line message in err. */
@@ -122,6 +126,8 @@ struct cli_options {
     int json;
     int tune; /* --tune: sweep the compiled variants, verify and time each, save the winners */
     int path;        /* --path: an index into spec->paths (0, the default, without it) */
+    const char *kernel; /* --kernel: the one own kernel to run (one of spec->kernels); NULL:
+                           every kernel */
     int own_kernels; /* --own-kernels: leave out the kernels shown for comparison (earlier
                         chapters', libraries', baselines): the tests' batteries check each
                         kernel in its own chapter, not again in every later one */
@@ -138,8 +144,8 @@ void cli_print_help(FILE *out, const struct cli_spec *spec);
  * block_max, block_default, block_rule (any, covers_halo, covers_mask), block_min_at_mask_max
  * (the smallest --block the chapter's kernel takes with the largest mask), tune (0 or 1),
  * tune_masks (empty without an autotuner), paths (the names --path takes, comma-separated, empty
- * without), extras (the chapter's own options, comma-separated, empty without). Tests read limits from here instead of typing them
- * again. */
+ * without), kernels (the names --kernel takes, likewise), extras (the chapter's own options,
+ * comma-separated, empty without). Tests read limits from here instead of typing them again. */
 void cli_print_spec(FILE *out, const struct cli_spec *spec);
 
 /* 1 if path ends with the extension ext (".npy"), case-insensitive. */

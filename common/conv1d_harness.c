@@ -82,6 +82,7 @@ static struct kernel_rules rules_1d(void *context, int v) {
                                  .absent = k->launch == NULL,
                                  .comparison = k->comparison,
                                  .solution = k->solution,
+                                 .name = k->name,
                                  .block_rule = k->block_rule};
     return rules;
 }

@@ -38,6 +38,8 @@ struct conv1d_variant {
     enum block_rule block_rule; /* BLOCK_COVERS_HALO: launch refuses block_size < width/2 */
     int solution; /* the chapter's reference, linked only when grading: never the baseline */
     int comparison; /* an earlier chapter's kernel, shown beside this one (--own-kernels) */
+    const char *name; /* where the chapter has several kernels of its own (spec.kernels): the
+                         one --kernel NAME selects, the solution's being its kernel's */
 };
 
 /* The command-line spec all 1D chapters share: 2^26 floats by default, mask width 5 (at most

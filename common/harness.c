@@ -226,9 +226,13 @@ int harness_run_configuration(const struct configuration *c, struct variant_resu
         struct kernel_rules rules = c->rules(c->context, v);
         struct variant_result *r = &results[v];
         memset(r, 0, sizeof *r);
-        int chapter_kernel = v == 0 && !rules.comparison;
+        /* --kernel NAME: that one kernel (and its solution) alone, the others left out as the
+         * comparison kernels are; it is then the chapter's kernel of this run. */
+        int other_kernel = opt->kernel && (!rules.name || strcmp(rules.name, opt->kernel));
+        int chapter_kernel = !rules.comparison && (opt->kernel ? !other_kernel && !rules.solution
+                                                               : v == 0);
         if (chapter_kernel) first_kernel_label = rules.label;
-        if (rules.absent || (rules.comparison && opt->own_kernels)) {
+        if (rules.absent || other_kernel || (rules.comparison && opt->own_kernels)) {
             r->skipped = 1;
             continue;
         }

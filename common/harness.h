@@ -81,6 +81,9 @@ struct kernel_rules {
     int absent;     /* a weak kernel that is not linked (workbook.h): skipped without a word */
     int comparison; /* shown beside the chapter's own: --own-kernels skips it without a word */
     int solution;   /* the chapter's reference, linked in only by the grader */
+    const char *name; /* which of the chapter's own kernels it is, where it has several (--kernel;
+                         the solution takes its kernel's name); NULL: the only one, or shown
+                         beside them */
     enum block_rule block_rule;
     const char *(*refuses)(int mask_w, int mask_h); /* NULL, or returns NULL when it runs */
 };

@@ -1,8 +1,9 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_1d.sh: the tests every 1D chapter gets, sourced by ctest_list.sh once per chapter.
 #   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims; its program's
-#          limits: $max_width, $block_min, $block_max, $block_needed; $root, $b, $expect,
-#          $fixtures; adds with add and refuses (ctest_list.sh)
+#          own kernels where it has several: $kernels (comma-separated); its limits: $max_width,
+#          $block_min, $block_max, $block_needed; $root, $b, $expect, $fixtures; adds with add
+#          and refuses (ctest_list.sh)
 #   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
 #          bench_pattern, json_size, json_mask, guard_size, guard_pattern
 # In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
@@ -60,49 +61,58 @@ refuses check_and_bench "not both" --check --bench
 refuses value_missing "needs a value" --size
 
 # GPU battery, run for the solution (must pass) and for the exercise (`make check CH=NN`).
+# battery KIND BINARY [KERNEL]: KERNEL, one of a chapter's own kernels where it has several
+# ($kernels, from --spec: chapter 04's two exercises), is checked alone (--kernel) in tests named
+# chNN_KIND_KERNEL_*, so that make check and the grader report each kernel apart.
 battery() {
     kind=$1 binary=$2 labels="gpu;ch$nn;$1"
+    [ -z "${3:-}" ] || kind="${1}_$3"
     # Each kernel is checked in its own chapter: the earlier chapters' kernels shown beside this
     # one are left out here (--own-kernels) and run once, in the all_kernels test below.
     own=--own-kernels
+    [ -z "${3:-}" ] || own="--kernel=$3"
     # The quick stage of `make check`: the sizes and blocks that catch most bugs, in seconds.
-    add "ch${nn}_${kind}_quick_lengths" "$labels;quick" "$binary" --check $own --size 1,33,4097 \
+    add "ch${nn}_${kind}_quick_lengths" "$labels;quick" "$binary" --check "$own" --size 1,33,4097 \
         --mask-width "1:$max_width"
-    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check $own --size 37,4097 \
+    add "ch${nn}_${kind}_quick_blocks" "$labels;quick" "$binary" --check "$own" --size 37,4097 \
         --block "$block_needed" --mask-width "1,2,5,$max_width"
     # A student's check gets a test per length (partial credit, a short log per failure); the
     # reference runs them all in one process: make test then starts 28 fewer GPU processes, each
     # of which pays for a CUDA context while the others wait their turn on the one GPU.
     lengths="1 2 31 32 33 1000 4097 1048576"
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_lengths" "$labels" "$binary" --check $own \
+        add "ch${nn}_solution_lengths" "$labels" "$binary" --check "$own" \
             --size "$(echo "$lengths" | tr ' ' ,)" --mask-width "1:$max_width"
     else
         for n in $lengths; do
-            add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check $own --size "$n" --mask-width "1:$max_width"
+            add "ch${nn}_${kind}_length_$n" "$labels" "$binary" --check "$own" --size "$n" --mask-width "1:$max_width"
         done
     fi
-    add heavy cost=50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check $own \
+    add heavy cost=50 "ch${nn}_${kind}_length_67108864" "$labels" "$binary" --check "$own" \
         --size 67108864 --mask-width "1,2,3,4,5,6,7,8,15,16,31,32,33,62,$max_width"
     # Blocks and named masks likewise: one process each for the reference, one per item for yours.
     if [ "$kind" = solution ]; then
-        add "ch${nn}_solution_blocks" "$labels" "$binary" --check $own --block "$(echo "$blocks" | tr ' ' ,)" \
+        add "ch${nn}_solution_blocks" "$labels" "$binary" --check "$own" --block "$(echo "$blocks" | tr ' ' ,)" \
             --size 1,37,1000,4097 --mask-width "1:$max_width"
-        add "ch${nn}_solution_masks" "$labels" "$binary" --check $own --mask "$(echo "$named_masks" | tr ' ' ,)" \
+        add "ch${nn}_solution_masks" "$labels" "$binary" --check "$own" --mask "$(echo "$named_masks" | tr ' ' ,)" \
             --size 4097 --mask-width "1:$max_width"
     else
         for block in $blocks; do
-            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check $own --block "$block" \
+            add "ch${nn}_${kind}_block_$block" "$labels" "$binary" --check "$own" --block "$block" \
                 --size 1,37,1000,4097 --mask-width "1:$max_width"
         done
         for mask in $named_masks; do
-            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check $own --mask "$mask" \
+            add "ch${nn}_${kind}_mask_$mask" "$labels" "$binary" --check "$own" --mask "$mask" \
                 --size 4097 --mask-width "1:$max_width"
         done
     fi
 }
 battery solution "$solution"
-battery exercise "$exercise"
+if [ -z "$kernels" ]; then
+    battery exercise "$exercise"
+else
+    for kernel in $(echo "$kernels" | tr , ' '); do battery exercise "$exercise" "$kernel"; done
+fi
 # Every kernel the program shows, the earlier chapters' included, side by side on the quick sizes.
 add "ch${nn}_solution_all_kernels" "gpu;ch$nn;solution" "$solution" --check --size 1,33,4097 \
     --mask-width "1:$max_width"
@@ -121,16 +131,20 @@ fi
 # racecheck sees the hazard). memcheck's lengths include 31, one short of a multiple of 4 and 8:
 # a vector store that takes the last group for a whole one writes one element past the output
 # (which stays inside the allocation's rounding, so only memcheck sees it).
-for kind in solution exercise; do
-    binary=$solution
-    [ $kind = exercise ] && binary=$exercise
+# The exercise's kernels, each alone where the chapter has several (as in its battery).
+exercise_runs=exercise
+[ -z "$kernels" ] || exercise_runs=$(echo "$kernels" | tr , '\n' | sed 's/^/exercise_/')
+for run in solution $exercise_runs; do
+    kind=${run%%_*} binary=$solution own=--own-kernels
+    [ "$kind" = exercise ] && binary=$exercise
+    [ "$run" = "$kind" ] || own="--kernel=${run#*_}"
     for tool in $sanitizers; do
         case $tool in
         memcheck) args="--size 1,31,33,4097 --mask-width 1:$max_width --block 33" ;;
         racecheck) args="--size 33,4097 --mask-width 1,2,5,31,$max_width --block 64" ;;
         esac
-        # shellcheck disable=SC2086 # args: several options, split on purpose
-        add sanitizer "ch${nn}_${kind}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" \
-            "$binary" --check --own-kernels $args
+        # shellcheck disable=SC2086 # own, args: several options, split on purpose
+        add sanitizer "ch${nn}_${run}_$tool" "gpu;ch$nn;$kind" "$root/tests/sanitize.sh" "$tool" \
+            "$binary" --check "$own" $args
     done
 done

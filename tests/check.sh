@@ -1,7 +1,10 @@
 #!/bin/sh
 # check.sh: `make check CH=NN`, the student's loop: a verdict in seconds, then the whole battery.
 #
-#   sh tests/check.sh TEST_DIR NN JOBS EXERCISE_DIR   (TEST_DIR: the chapter's CTestTestfile.cmake)
+#   sh tests/check.sh TEST_DIR NN JOBS EXERCISE_DIR [KERNELS]
+#
+# TEST_DIR holds the chapter's CTestTestfile.cmake; KERNELS, the chapter's own kernels where it
+# has several (its program's --spec: chapter 04's cached and register), comma-separated.
 #
 # Stage 1 runs the chapter's quick tests (label quick: the sizes and blocks that catch most bugs)
 # and stops at the first failure, printing its output and hint; stage 2, only when stage 1
@@ -11,13 +14,15 @@
 # failed, 2 when CTest could not run them (no report, or a failure with no failed test). Tests
 # skipped where others ran (77: chapter 10's need two GPUs) make the verdict "partial", not
 # "solved", and are named. The verdict, with a checksum of the kernel files it was reached on,
-# goes to TEST_DIR/verdict for `make progress`. First, a warning for anything in the TODO blocks
+# goes to TEST_DIR/verdict for `make progress`; with KERNELS, each kernel's tests
+# (chNN_exercise_KERNEL_*) are summed up apart too, a line each, kept in the verdict as
+# "kernel NAME STATE". First, a warning for anything in the TODO blocks
 # that make grade would refuse.
 # Results come from each stage's JUnit report (TEST_DIR/quick.xml, full.xml, read by
 # tests/ctest_junit.sh): the counts, the verdict, the failed and skipped tests' names and the
 # first failure's output and hint. CTest's console lines (quick.log, full.log) are only shown: its
 # per-test progress lines, as they come.
-dir=$1 nn=$2 jobs=$3 exercise=$4
+dir=$1 nn=$2 jobs=$3 exercise=$4 kernels=$(echo "${5:-}" | tr , ' ')
 tests=$(cd "$(dirname "$0")" && pwd)
 junit() { sh "$tests/ctest_junit.sh" "$@"; }
 junit need || exit 2
@@ -30,7 +35,29 @@ if command -v python3 >/dev/null && [ -f grading/gate.py ]; then
 fi
 cd "$dir" || exit 2
 rm -f verdict quick.xml full.xml
-verdict() { printf '%s %s %s\n' "$1" "$sum" "$2" >verdict; }
+kernel_states= # "kernel NAME STATE" lines (kernels)
+verdict() { printf '%s %s %s\n%s' "$1" "$sum" "$2" "$kernel_states" >verdict; }
+all_results= # VERDICT NAME lines of every stage so far
+# kernel_report STAGE: where the chapter has several kernels of its own, a line for each: its
+# tests that failed so far, or that it passes the stage's; kept for the verdict.
+kernel_report() {
+    kernel_states=
+    for kernel in $kernels; do
+        mine=$(printf '%s\n' "$all_results" | grep " ch${nn}_exercise_${kernel}_")
+        ran=$(printf '%s\n' "$mine" | grep -c '^[pf]')
+        bad=$(printf '%s\n' "$mine" | sed -n 's/^failed //p')
+        if [ -n "$bad" ]; then
+            state="failing: $(printf '%s\n' "$bad" | grep -c .) of $ran tests failed, first $(printf '%s\n' "$bad" | head -1)"
+        elif [ "$1" = quick ]; then
+            state="passes its quick tests ($ran)"
+        else
+            state="passes the $ran tests that ran"
+        fi
+        echo "make check: kernel $kernel: $state"
+        kernel_states="${kernel_states}kernel $kernel $state
+"
+    done
+}
 start=$(date +%s)
 ran_before=0 # tests of stage 1 that ran (not skipped)
 count() { printf '%s\n' "$results" | grep -c "^$1 "; } # VERDICT: how many tests of the stage had it
@@ -48,6 +75,7 @@ stage() {
         exit 2
     fi
     results=$(junit list "$name.xml")
+    all_results=$(printf '%s\n%s\n' "$all_results" "$results" | grep .)
     total=$(printf '%s\n' "$results" | grep -c .) passed=$(count passed)
     failed=$(count failed) skipped=$(count skipped)
     # A CTest that failed with no failed test in its report ran none (no test matched, a broken
@@ -86,6 +114,7 @@ hint_of() { # REPORT: prints and keeps (in $hint) the hint of the first failure 
 echo "make check: chapter $nn, stage 1 of 2: the quick tests"
 stage quick --stop-on-failure -L '^quick$' -R "^ch${nn}_exercise_"
 summary
+kernel_report quick
 if [ "$failed" -ne 0 ]; then
     first=$(failures | head -1)
     echo "make check: first verdict after $(($(date +%s) - start)) s: FAIL. The first failure's output ($first):"
@@ -101,6 +130,7 @@ skipped_quick=$(skips)
 echo "make check: quick tests passed after $(($(date +%s) - start)) s; stage 2 of 2: every test"
 stage full -L '^exercise$' -LE '^quick$' -R "^ch${nn}_"
 summary
+kernel_report full
 if [ "$failed" -ne 0 ]; then
     failures | head -20 | sed 's/^/make check: failed: /'
     hint_of full.xml

@@ -17,7 +17,8 @@
 # CTest cannot read stops the check with exit 2, saying why.
 # --plants: the same cases, run on a copy of check.sh and ctest_junit.sh with one wrong parse
 # planted at a time (a skip read as a pass, every "not run" read as a skip, a failure read as a
-# pass, the report's XML escapes left in); each must make a case fail.
+# pass, the report's XML escapes left in); each must make a case fail. A chapter with several
+# kernels of its own gets a line per kernel and keeps them in its verdict.
 root=$1 scratch=$2
 status=0
 if [ "${3:-}" = --plants ]; then
@@ -52,7 +53,7 @@ check_dir() {
     name=$1 want=$2 pattern=$3
     shift 3
     dir="$scratch/$name"
-    out=$(env "$@" sh "$check" "$dir" 09 2 "$dir/exercise" 2>&1)
+    out=$(env "$@" sh "$check" "$dir" 09 2 "$dir/exercise" "${kernels:-}" 2>&1)
     rc=$?
     if [ $rc -ne "$want" ] || ! printf '%s\n' "$out" | grep -qE "$pattern"; then
         echo "check_stages: $name: exit $rc (expected $want, and a line matching '$pattern'), output:"
@@ -135,6 +136,25 @@ check_dir unreadable_list 2 'CTest wrote no report'
 new_case no_quick_test
 echo 'add_test(ch09_exercise_length_5 sh -c "exit 0")' >"$scratch/no_quick_test/CTestTestfile.cmake"
 check_dir no_quick_test 2 'with no test failing'
+# A chapter with two kernels of its own (04's cached and register, here a and b): each is summed
+# up apart, in the output and in the verdict, and the failing one is named with its first failure.
+new_case two_kernels
+for test in a_quick_x b_quick_x a_length_5 b_length_5; do
+    code=0 labels="gpu;ch09;exercise"
+    [ $test = b_length_5 ] && code=1
+    case $test in *quick*) labels="$labels;quick" ;; esac
+    echo "add_test(ch09_exercise_$test sh -c \"exit $code\")"
+    echo "set_tests_properties(ch09_exercise_$test PROPERTIES LABELS \"$labels\" SKIP_RETURN_CODE 77)"
+done >"$scratch/two_kernels/CTestTestfile.cmake"
+kernels=a,b check_dir two_kernels 1 'chapter 09 FAILS'
+expect_line two_kernels '^make check: kernel a: passes the 2 tests that ran$' "kernel a is not summed up apart"
+expect_line two_kernels '^make check: kernel b: failing: 1 of 2 tests failed, first ch09_exercise_b_length_5$' \
+    "kernel b's failure is not named"
+if ! grep -q '^kernel b failing' "$scratch/two_kernels/verdict" ||
+    ! grep -q '^kernel a passes' "$scratch/two_kernels/verdict"; then
+    echo "check_stages: two_kernels: the verdict lacks the kernels' lines"
+    status=1
+fi
 # A ctest older than 3.21 ignores --output-junit: the check says so before running anything.
 mkdir -p "$scratch/old_ctest/bin" && printf '#!/bin/sh\necho "ctest version 3.20.5"\n' \
     >"$scratch/old_ctest/bin/ctest" && chmod +x "$scratch/old_ctest/bin/ctest" || exit 1

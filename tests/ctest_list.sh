@@ -423,7 +423,7 @@ refuses() {
 # spec KEY: one fact from the chapter program's --spec (its limits, as the program enforces them).
 spec() {
     value=$(printf '%s\n' "$spec_text" | sed -n "s/^$1=//p")
-    [ -n "$value" ] || [ "$1" = tune_masks ] || die "$speaker --spec has no $1"
+    [ -n "$value" ] || [ "$1" = tune_masks ] || [ "$1" = kernels ] || die "$speaker --spec has no $1"
     printf '%s' "$value"
 }
 for chapter in $chapters; do
@@ -450,6 +450,8 @@ for chapter in $chapters; do
     block_max=$(spec block_max) || exit 1
     block_needed=$(spec block_min_at_mask_max) || exit 1
     tune=$(spec tune) || exit 1
+    # shellcheck disable=SC2034 # read by battery_1d.sh
+    kernels=$(spec kernels) # the chapter's own kernels where it has several (--kernel)
     # The 2D battery's blocks: the registry's battery_blocks, or the smallest, 8, 15, 16, 17 and
     # the largest the program takes.
     battery_blocks=$(registry "$chapter" battery_blocks) || exit 1

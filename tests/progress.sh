@@ -8,8 +8,9 @@
 # according to `make check CH=NN`'s last verdict on exactly these files (build/check/NN/verdict
 # holds a checksum of them); a chapter edited since its last check is checked now (make check),
 # where there is a GPU, or reported as not checked where there is none (and as compiling, when
-# `make compile CH=NN` last compiled exactly these files). "next" is the first chapter neither
-# solved nor, without a GPU to check it, written.
+# `make compile CH=NN` last compiled exactly these files). A chapter with several kernels of its
+# own (04) also says how each stands in that check ("kernel NAME STATE" lines of the verdict).
+# "next" is the first chapter neither solved nor, without a GPU to check it, written.
 root=$1 chapters=$2 exercises=$3 jobs=$4
 cd "$root" || exit 2
 has_gpu=0
@@ -50,6 +51,11 @@ for chapter in $chapters; do
             state="written, not checked (make check CH=$nn did not finish: run it to see why)"
         fi
     fi
+    # A chapter with several kernels of its own (04): how each stands, from the same check.
+    each=
+    grep -q "^[a-z]* ${sum:-none} " "$verdict_file" 2>/dev/null &&
+        each=$(sed -n 's/^kernel \([^ ]*\) \([a-z]*\).*/\1 \2/p' "$verdict_file" | paste -sd, - | sed 's/,/, /g')
+    case $state in solved | untouched | missing*) ;; *) [ -z "$each" ] || state="$state [kernels: $each]" ;; esac
     case $state in
     solved) solved=$((solved + 1)) ;;
     "written, "*"no GPU here"*) unchecked=$((unchecked + 1)) ;;
