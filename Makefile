@@ -40,7 +40,7 @@ ifeq ($(origin CC),default)
   CC := gcc
 endif
 GOALS := $(or $(MAKECMDGOALS),all)
-ifneq ($(filter-out help clean,$(GOALS)),)
+ifneq ($(filter-out help clean gradescope,$(GOALS)),)
   ifeq ($(NVCC_BIN),)
     $(error nvcc not found: install the CUDA Toolkit 12 or later (https://developer.nvidia.com/cuda-downloads; Debian 12's own nvidia-cuda-toolkit is 11.8, too old) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
   endif
@@ -351,6 +351,23 @@ handout: export WB_HANDOUT_DIR := $(value DIR)
 handout: $(INSTRUCTOR_ONLY) ## DIR=path: write the student's copy there (no solutions/; a README for students)
 	@sh grading/handout.sh "$(CURDIR)"
 
+# make gradescope DIR=path: Gradescope's autograder kit (grading/gradescope.sh says what it holds),
+# grading on your GPU machine over SSH (GPU_HOST, GPU_USER, GPU_PORT; SSH_KEY and KNOWN_HOSTS are
+# files), within GS_TIMEOUT seconds; LOCAL_GPU=1 adds the workbook for an image with a GPU. The
+# paths and names reach the script as data, like grade's.
+unexport GPU_HOST GPU_USER GPU_PORT SSH_KEY KNOWN_HOSTS GS_TIMEOUT LOCAL_GPU
+.PHONY: gradescope
+gradescope: export WB_GS_DIR := $(value DIR)
+gradescope: export WB_GS_HOST := $(value GPU_HOST)
+gradescope: export WB_GS_USER := $(value GPU_USER)
+gradescope: export WB_GS_PORT := $(value GPU_PORT)
+gradescope: export WB_GS_KEY := $(value SSH_KEY)
+gradescope: export WB_GS_KNOWN_HOSTS := $(value KNOWN_HOSTS)
+gradescope: export WB_GS_TIMEOUT := $(value GS_TIMEOUT)
+gradescope: export WB_GS_LOCAL_GPU := $(value LOCAL_GPU)
+gradescope: $(INSTRUCTOR_ONLY) ## DIR=path GPU_HOST=h SSH_KEY=f KNOWN_HOSTS=f: Gradescope autograder zip, grading on your GPU machine
+	@sh grading/gradescope.sh "$(CURDIR)"
+
 mutants: $(or $(INSTRUCTOR_ONLY),all) ## GPU: plant known bugs in the solutions; each must fail with the hint naming it
 	@sh tests/mutants.sh; rc=$$?; [ $$rc -eq 77 ] || exit $$rc
 
@@ -397,7 +414,7 @@ clean: ## remove build/
 # help reads the "## " notes on the target lines above, so it lists what the rules really are.
 help: ## this list
 	@awk -F ':.*## ' -v copy="$(if $(HAVE_SOLUTIONS),,student)" '/^[a-z]+:.*## / { \
-	  if (copy && $$1 ~ /^(grade|report|mutants|mutation|handout)$$/) next; \
+	  if (copy && $$1 ~ /^(grade|report|mutants|mutation|handout|gradescope)$$/) next; \
 	  if (copy && $$1 == "all") $$2 = "your exercise programs and the test list"; \
 	  if (copy && $$1 == "run") $$2 = "each chapter\047s main job on your kernels; unsolved chapters are listed"; \
 	  if (copy && $$1 == "test") $$2 = "CPU tests and every chapter\047s checks on your kernels (GPU tests skip without a GPU)"; \

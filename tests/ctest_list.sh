@@ -267,6 +267,15 @@ add mutation_selftest "cpu;grading" python3 "$root/tests/mutation_selftest.py" "
 # takes four of CTest's slots.
 add threads=$HEAVY_THREADS cost=90 skip77 grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS \
     "$root/tests/grade_submissions.sh" "$root" "$b/tests/grade_submissions"
+# The GPU machine's entry point (grading/serve_grade.py): hostile archives refused with one line
+# and a valid result, the lock's wait, and one chapter 01 submission graded (a build of one file).
+add cost=80 grade_serve "cpu;grading" python3 "$root/tests/grade_serve.py" "$root" "$b/tests/grade_serve"
+# make gradescope's kit, and its run_autograder on a fake /autograder with a stand-in ssh: a flat
+# upload graded through the entry point (one build), and every way the GPU machine can fail.
+add cost=80 grade_gradescope "cpu;grading" python3 "$root/tests/grade_gradescope.py" "$root" \
+    "$b/tests/grade_gradescope"
+# GitHub Classroom: results.json as the grading reporter reads it, and the workflow template.
+add grade_classroom "cpu;grading" python3 "$root/tests/grade_classroom.py" "$root" "$b/tests/grade_classroom"
 # Every attack in tests/exploits/ (the GPU ones where there is a GPU), each with its outcome.
 add threads=$HEAVY_THREADS cost=90 skip77 grade_exploits "cpu;grading" env JOBS=$HEAVY_THREADS \
     python3 "$root/tests/exploits/run.py" "$root" "$b/tests/grade_exploits"

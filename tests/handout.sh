@@ -47,6 +47,9 @@ msg=$(cd "$root" && make -s handout DIR="$copy" 2>&1) || fail "make handout fail
 
 [ ! -e "$copy/solutions" ] || fail "the copy has solutions/"
 [ -f "$copy/exercises/01_basic_1d/conv1d_basic.cu" ] || fail "the copy has no exercises"
+for kit in grading/gradescope.sh grading/gradescope grading/serve_grade.py grading/classroom.py; do
+    [ ! -e "$copy/$kit" ] || fail "the copy has $kit, the instructor's deployment kit"
+done
 grep -q 'workbook only\|handout only' "$copy/README.md" && fail "the README kept its markers"
 grep -q '^## For instructors' "$copy/README.md" && fail "the README kept the instructors' part"
 grep -n 'build/ch[0-9][0-9]_[a-z0-9_]*[a-z0-9]\b' "$copy/README.md" | grep -v '_exercise' &&
@@ -88,7 +91,7 @@ for entry in "$copy"/chapters/[0-9][0-9]_*/chapter.mk; do
     run 0 "make compile CH=$nn" make compile CH="$nn" SM=90
     grep -q 'conv\|kernel\|host code only' "$log" || fail "make compile CH=$nn printed no table"
 done
-for target in grade report mutants handout; do
+for target in grade report mutants handout gradescope; do
     run 2 "make $target" make "$target"
     grep -q "part of the full workbook" "$log" || fail "make $target does not say why"
 done
