@@ -6,7 +6,7 @@ gradebooks. grading/grade.py calls these; nothing here runs a student's code.
   write_student(g, student)     G/results.json (Gradescope's format: what the student sees),
                                 G/junit.xml (Jenkins, GitLab and other CI servers), G/summary.txt
                                 (people), G/flags.txt and G/flags.json (the instructor's alone: the
-                                flags, hidden tests in full); returns the summary
+                                flags, each chapter's seed, hidden tests in full); returns the summary
   read_roster(path)             a roster (CSV: submission folder -> student identity), checked;
                                 ValueError says what is wrong with it
   write_gradebook(root, rows, roster)
@@ -170,7 +170,7 @@ def write_student(g, student):
     atomic_write(os.path.join(g, "results.json"), json.dumps(results, indent=2) + "\n")
 
     # The instructor's: the flags a line each (flags.txt), and with the hidden tests in full
-    # (flags.json).
+    # (flags.json), with the seed each chapter was graded with (GRADE_SEED regrades with it).
     atomic_write(os.path.join(g, "flags.txt"), "".join(shown(f) + "\n" for f in student["flags"]))
     hidden = [{"chapter": t["chapter"], "group": shown(t["group"]), "label": t["label"],
                "name": shown(t["name"]), "status": t["status"], "error": shown(t.get("error", "")),
@@ -179,6 +179,7 @@ def write_student(g, student):
     atomic_write(os.path.join(g, "flags.json"),
                  json.dumps({"student": shown(student["name"]),
                              "flags": [shown(f) for f in student["flags"]],
+                             "seeds": student.get("seeds", {}),
                              "hidden_tests": hidden}, indent=2) + "\n")
 
     atomic_write(os.path.join(g, "junit.xml"), junit(student, groups, tests))

@@ -6,18 +6,25 @@ writes the results for the tools instructors use (README.md, "For instructors").
 The Makefile passes those five paths and JOBS unexpanded in WB_GRADE_* variables: they are data
 here, never shell text. Also read from the environment: GRADE_CHAPTERS="01 03",
 GRADE_TIME_LIMIT=S (an ordinary test's limit, 60 s by default; a sanitizer's is 4 S),
-GRADE_BUILD_LIMIT=S (300), GRADE_ALLOW_DRIFT=1, GRADE_KEEP=1, GRADE_HIDDEN_VISIBILITY.
+GRADE_BUILD_LIMIT=S (300), GRADE_ALLOW_DRIFT=1, GRADE_KEEP=1, GRADE_HIDDEN_VISIBILITY,
+GRADE_SEED=N (the tests' random data: a reproducible regrade).
 
 For each student and chapter: collect the files, the gate's text rules (gate.py), compile,
 the gate's object rules, link beside the renamed solution, run the rubric's tests (each its own
 process, under limits, with a fresh token: only the program's token lines count, verdict.h),
-speed against the solution in the same process, score. Nothing in the workbook or the submission
+speed against the solution in the same process, score. Each chapter's result is kept under a key
+of what it depends on (Student.key_of): a rerun grades only chapters whose key is new and merges
+the rest, so a stopped run resumes and GRADE_CHAPTERS regrades in place. Students are tested side
+by side, one a GPU (GpuShare: speed runs alone). Nothing in the workbook or the submission
 is written. Grading runs the student's code with your rights: it is not a sandbox (RULES.md).
 Sections: settings, limits and processes, one student, the rubric, the main flow.
 """
+import contextlib
 import fcntl
 import hashlib
+import json
 import os
+import queue
 import re
 import secrets
 import shlex
@@ -93,14 +100,79 @@ class Student:
         self.name, self.source, self.g = name, source, g
         self.settings = settings
         self.flags, self.problems, self.state, self.forged = [], {}, {}, set()
+        self.chapter_flags = {}  # chapter -> its flags: kept with the chapter's record
         self.ready = []  # chapters that passed the text gate
         self.absent = set()  # chapters nothing was handed in for: blank in the gradebooks, not 0
         self.built = []  # chapters built and past the object gate
         self.tests, self.groups, self.leaderboard = [], [], []
-        self.chapters = chapters
+        self.chapters = chapters  # the chapters graded in this run (those not kept from before)
+        self.gpu = None  # the GPU its tests run on (CUDA_VISIBLE_DEVICES), None: unpinned
 
-    def flag(self, text):
+    def flag(self, nn, text):
         self.flags.append(export.shown(text))
+        self.chapter_flags.setdefault(nn, []).append(self.flags[-1])
+
+    # records: what a chapter's grading found, kept under the key of everything it depends on
+    def folder_of_chapter(self, chapter):
+        folder = os.path.join(self.source, "exercises", chapter)
+        return folder if os.path.isdir(folder) else os.path.join(self.source, chapter)
+
+    def key_of(self, chapter, book):
+        """The chapter's key: the workbook, the rubric's and hidden tests' lines of the chapter,
+        the settings that change a grade, and the submission's files (names, kinds, contents)."""
+        h = hashlib.sha256(book.key_of(chapter).encode())
+        folder = self.folder_of_chapter(chapter)
+        entries = sorted(os.scandir(folder), key=lambda e: e.name) if os.path.isdir(folder) else []
+        h.update(b"link" if os.path.islink(folder) else b"folder" if entries else b"none")
+        for e in entries:
+            h.update(b"\0" + os.fsencode(e.name) + b"\0")
+            if e.is_file(follow_symlinks=False):
+                with open(e.path, "rb") as f:
+                    h.update(hashlib.sha256(f.read(FILE_CAP + 1)).digest())
+            else:
+                h.update(b"link" if e.is_symlink() else b"other")
+        return h.hexdigest()
+
+    def records(self):
+        """The chapters graded before, this run's or an earlier one's: {chapter: record}."""
+        kept = {}
+        folder = os.path.join(self.g, "chapters")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            try:
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    kept[name[:2]] = json.load(f)
+            except (OSError, ValueError):
+                pass  # a record cut short (a killed run): the chapter is graded again
+        return kept
+
+    def save_records(self, keys):
+        os.makedirs(os.path.join(self.g, "chapters"), exist_ok=True)
+        for c in self.chapters:
+            nn = c[:2]
+            record = {"key": keys[c], "seed": self.settings["seed"], "state": self.state.get(nn),
+                      "problem": self.problems.get(nn), "absent": nn in self.absent,
+                      "flags": self.chapter_flags.get(nn, []),
+                      "groups": [x for x in self.groups if x["chapter"] == nn],
+                      "tests": [t for t in self.tests if t["chapter"] == nn],
+                      "leaderboard": [v for c_, v in self.leaderboard if c_ == nn]}
+            export.atomic_write(os.path.join(self.g, "chapters", f"{nn}.json"), json.dumps(record))
+
+    def adopt(self, kept):
+        """This student's results become every chapter's record, this run's and those kept."""
+        self.groups, self.tests, self.flags, self.leaderboard = [], [], [], []
+        self.problems, self.state, self.absent, self.seeds = {}, {}, set(), {}
+        for nn, r in sorted(kept.items()):
+            self.groups += r["groups"]
+            self.tests += r["tests"]
+            self.flags += r["flags"]
+            self.leaderboard += [(nn, v) for v in r["leaderboard"]]
+            if r["problem"] is not None:
+                self.problems[nn] = r["problem"]
+            if r["state"] is not None:
+                self.state[nn] = r["state"]
+            if r["absent"]:
+                self.absent.add(nn)
+            self.seeds[nn] = r["seed"]
 
     # collect and the text gate
     def collect(self, chapter, pristine):
@@ -118,13 +190,13 @@ class Student:
             return
         if os.path.islink(folder) or not os.path.realpath(folder).startswith(os.path.realpath(base) + os.sep):
             self.not_graded(nn, "missing", f"{chapter}/ is a link: not graded")
-            self.flag(f"ch{nn}: {chapter}/ is a link (refused)")
+            self.flag(nn, f"ch{nn}: {chapter}/ is a link (refused)")
             return
         extras = sorted(e.name for e in os.scandir(folder) if e.name not in pristine)
         for name in extras[:EXTRA_LISTED]:
-            self.flag(f"extra file ignored: {chapter}/{export.shown(name)}")
+            self.flag(nn, f"extra file ignored: {chapter}/{export.shown(name)}")
         if len(extras) > EXTRA_LISTED:
-            self.flag(f"{len(extras) - EXTRA_LISTED} more extra files ignored in {chapter}/")
+            self.flag(nn, f"{len(extras) - EXTRA_LISTED} more extra files ignored in {chapter}/")
         problems, refusals = [], []
         for name, text in pristine.items():
             path = os.path.join(folder, name)
@@ -160,7 +232,7 @@ class Student:
         lines = [f"refused by the gate (grading/RULES.md): rule {r.rule}, {r.file}"
                  + (f" line {r.line}" if r.line else "") + f": {r.message}" for r in refusals[:10]]
         self.not_graded(nn, "refused", "\n".join(lines))
-        self.flag(f"ch{nn}: " + lines[0])
+        self.flag(nn, f"ch{nn}: " + lines[0])
 
     # build, with the object gate between compiling and linking
     def build(self, chapter, book):
@@ -201,7 +273,7 @@ class Student:
         self.state[nn] = "graded"
 
     # tests
-    def run_tests(self, book, cores):
+    def run_tests(self, book, cores, gpus):
         if not self.built:
             return
         tests = test_list(self.built, os.path.join(ROOT, self.g, "build"))
@@ -219,7 +291,7 @@ class Student:
         os.makedirs(os.path.join(self.g, "logs"), exist_ok=True)
         plain = sorted((t for t in wanted if "sanitizer" not in t["labels"]), key=lambda t: -t["threads"])
         with ThreadPoolExecutor(max_workers=max(1, cores.n)) as pool:
-            list(pool.map(lambda t: self.run_test(t, cores), plain))
+            list(pool.map(lambda t: self.run_test(t, cores, gpus), plain))
         timed_out = {t["name"][:4] for t in plain if t["status"] == "timeout"}
         sanitized = [t for t in wanted if "sanitizer" in t["labels"]]
         for t in sanitized:
@@ -230,19 +302,23 @@ class Student:
                     f.write(why + "\n")
                 t.update(status="timeout", seconds=0.0, hint="", tail=why)
         with ThreadPoolExecutor(max_workers=max(1, cores.n)) as pool:
-            list(pool.map(lambda t: self.run_test(t, cores),
+            list(pool.map(lambda t: self.run_test(t, cores, gpus),
                           [t for t in sanitized if "status" not in t]))
         self.all_tests = wanted
 
-    def run_test(self, t, cores):
+    def run_test(self, t, cores, gpus):
         token = secrets.token_hex(16)
         env = clean_environment({"OMP_NUM_THREADS": str(t["threads"]), "OMP_WAIT_POLICY": "PASSIVE",
-                                 "WB_TIME_LIMIT_S": str(t["limit"]), "WB_GRADE_TOKEN": token})
+                                 "WB_TIME_LIMIT_S": str(t["limit"]), "WB_GRADE_TOKEN": token,
+                                 "WB_SEED": self.seed_of(t["name"])})
+        if self.gpu is not None and "multi_gpu" not in t["labels"]:
+            env["CUDA_VISIBLE_DEVICES"] = self.gpu  # this student's GPU; several: all of them
         log = os.path.join(self.g, "logs", t["name"] + ".log")
         n = cores.take(t["threads"])
         try:
-            rc, seconds = run_limited(t["argv"], log, t["limit"] + 30, None, TEST_FILE_SIZE, env,
-                                      t["threads"])
+            with gpus.shared():
+                rc, seconds = run_limited(t["argv"], log, t["limit"] + 30, None, TEST_FILE_SIZE,
+                                          env, t["threads"])
         finally:
             cores.give(n)
         data = read_log(log)
@@ -260,7 +336,7 @@ class Student:
         if any(t.decode() != token for t, _ in lines) and name[:4] not in self.forged:
             self.forged.add(name[:4])  # once a chapter: its other tests likely print the same
             shown_name = f"{name[:4]} hidden test" if "_hidden_" in name else name  # hidden stays so
-            self.flag(f"{shown_name}: its output holds a verdict line with a wrong token (a forgery?)")
+            self.flag(name[2:4], f"{shown_name}: its output holds a verdict line with a wrong token (a forgery?)")
         if rc == 77:
             return "skipped"
         if rc in (124, 137) or re.search(rb"stopped after .* \(WB_TIME_LIMIT_S\)", data):
@@ -271,16 +347,23 @@ class Student:
             return "pass"
         return "fail"
 
+    def seed_of(self, test):
+        """The seed of one test's random data: drawn from the run's seed and the test's name, so
+        that GRADE_SEED gives every test of a regrade the same data, and the tests differ."""
+        digest = hashlib.sha256(f"{self.settings['seed']}:{test}".encode()).hexdigest()
+        return str(int(digest[:15], 16))
+
     # speed: the student's kernel and the solution in one process, from the token lines
-    def speed(self, chapter, full, zero, points):
+    def speed(self, chapter, full, zero, points, gpus):
         nn = chapter[:2]
         token = secrets.token_hex(16)
         log = os.path.join(self.g, "logs", f"speed_{nn}.log")
         program = os.path.join(ROOT, self.g, "build", f"ch{chapter}_exercise")
         env = clean_environment({"OMP_WAIT_POLICY": "PASSIVE", "WB_TIME_LIMIT_S": str(SPEED_LIMIT_S),
-                                 "WB_GRADE_TOKEN": token})
-        rc, _ = run_limited([program, "--bench", "--json", "--reps", "50"], log, SPEED_LIMIT_S + 30,
-                            None, TEST_FILE_SIZE, env)
+                                 "WB_GRADE_TOKEN": token, "WB_SEED": self.seed_of(f"speed_{nn}")})
+        with gpus.alone():  # timed with no other student's work on any GPU
+            rc, _ = run_limited([program, "--bench", "--json", "--reps", "50"], log,
+                                SPEED_LIMIT_S + 30, None, TEST_FILE_SIZE, env)
         if rc == 77:
             return 0.0, "not measured: no usable GPU", "not run"
         data = read_log(log)
@@ -295,7 +378,7 @@ class Student:
         if rc == 0 and "own" not in times and verdicts and all(v == b"na" for v in verdicts):
             return 0.0, "n/a: the chapter's kernel does not run on this machine's GPUs", "n/a"
         if b"fail" in verdicts:  # every test passed, so the kernel failed on the bench workload
-            self.flag(f"ch{nn}: the kernel passed its tests but failed the speed run's checks "
+            self.flag(nn, f"ch{nn}: the kernel passed its tests but failed the speed run's checks "
                       f"(on the bench workload, or run again after the timed runs): no speed points")
             return 0.0, f"refused: the kernel failed its check in the speed run (see {log})", "graded"
         if rc != 0 or "own" not in times or "solution" not in times:
@@ -305,7 +388,7 @@ class Student:
         mine, theirs = times["own"][0], times["solution"][0]
         floor_ms, why = workload_floor(*times["own"][2:])
         if mine < FLOOR_SHARE * floor_ms:
-            self.flag(f"ch{nn}: speed refused: {mine:.4f} ms is under the workload's floor "
+            self.flag(nn, f"ch{nn}: speed refused: {mine:.4f} ms is under the workload's floor "
                       f"({floor_ms:.4f} ms: {why})")
             return (0.0, f"refused: {mine:.4f} ms is below what the memory system allows "
                     f"({floor_ms:.4f} ms)", "graded")
@@ -449,6 +532,29 @@ class Book:
                     die(f"{hidden_path}: line {number_}: {e}")
                 self.hidden.append((f[0], f[1], args))
 
+    def key_of(self, chapter):
+        """What a chapter's grade depends on besides the submission: the workbook's code (every
+        file the build, the tests or the grader read), the rubric's and the hidden tests' lines
+        of the chapter, and the settings of the run that change a grade."""
+        if not hasattr(self, "workbook"):
+            h = hashlib.sha256()
+            for top in ("Makefile", "common", "grading", "tests", "chapters", "solutions", "exercises"):
+                for folder, dirs, files in sorted(os.walk(top)):
+                    dirs.sort()
+                    dirs[:] = [d for d in dirs if d not in ("figures", "__pycache__")]
+                    for name in sorted(files):
+                        if name.endswith(".md"):
+                            continue
+                        path = os.path.join(folder, name)
+                        h.update(path.encode() + b"\0" + open(path, "rb").read())
+                if os.path.isfile(top):
+                    h.update(top.encode() + b"\0" + open(top, "rb").read())
+            self.workbook = h.hexdigest()
+        nn = chapter[:2]
+        lines = [" ".join(f) for f in self.rubric if f[0] == nn]
+        lines += [f"{n} {name} {args}" for n, name, args in self.hidden if n == nn]
+        return hashlib.sha256("\n".join([self.workbook, self.settings_key] + lines).encode()).hexdigest()
+
     def check_before_grading(self, graded, gpu):
         """The instructor's files, tried before any student is built: every rubric line of a
         graded chapter selects at least one test (a typo, or hidden lines without HIDDEN_TESTS,
@@ -485,12 +591,12 @@ class Book:
                 die(f"{self.hidden_path}: hidden test {nn} {name} fails on the reference solution "
                     f"(exit {r.returncode}: {last}): fix it before grading anyone")
 
-    def score(self, s, gpu):
+    def score(self, s, gpu, gpus):
         """Each rubric line of the chapters graded this time: the student's groups."""
         tests = getattr(s, "all_tests", [])
         for f in self.rubric:
             nn, group = f[0], f[1]
-            chapter = next((c for c in self.graded if c.startswith(nn + "_")), None)
+            chapter = next((c for c in s.chapters if c.startswith(nn + "_")), None)
             if chapter is None:
                 continue
             points = float(f[2])
@@ -543,9 +649,9 @@ class Book:
             if any(x["score"] < x["max"] for x in others):
                 row.update(state="not run", note="not measured: the kernel does not pass every test yet")
                 continue
-            chapter = next(c for c in self.graded if c.startswith(row["chapter"] + "_"))
+            chapter = next(c for c in s.chapters if c.startswith(row["chapter"] + "_"))
             full, zero = row.pop("speed")
-            row["score"], row["note"], row["state"] = s.speed(chapter, full, zero, row["max"])
+            row["score"], row["note"], row["state"] = s.speed(chapter, full, zero, row["max"], gpus)
         for row in s.groups:
             row.pop("speed", None)
 
@@ -573,9 +679,10 @@ def write_tables(s):
 
 
 def claim(folder, kind, source):
-    """Takes build/grade/FOLDER for this run: refused while another run holds it, or when it holds
-    another run's results (a class where one student was, say); replaced when it holds this same
-    run's earlier results. Returns the lock, held until the process ends."""
+    """Takes build/grade/FOLDER for this run: refused while another run holds it (one line: the
+    second run never waits for hours unseen), or when it holds another run's results (a class
+    where one student was, say); kept when it holds this same run's earlier results, whose
+    chapters are then resumed (Student.records). Returns the lock, held until the process ends."""
     os.makedirs(OUT, exist_ok=True)
     lock = open(os.path.join(OUT, f".{folder}.lock"), "w")
     try:
@@ -594,7 +701,7 @@ def claim(folder, kind, source):
             what = f"a {kind_} graded from {source_}" if source_ else "not a make grade run's"
             die(f"{path} holds other results ({what}): move it away first, or grade from a "
                 "folder of another name")
-        shutil.rmtree(path)
+        return lock
     os.makedirs(path)
     with open(os.path.join(path, ".grade_run"), "w") as f:
         f.write(stamp)
@@ -620,6 +727,12 @@ def main():
                 "build_limit": seconds_setting("GRADE_BUILD_LIMIT", 300),
                 "allow_drift": env.get("GRADE_ALLOW_DRIFT", "") == "1",
                 "hidden_visibility": env.get("GRADE_HIDDEN_VISIBILITY", "") or "after_published"}
+    seed = env.get("GRADE_SEED", "")
+    if seed and not re.fullmatch(r"0|[1-9][0-9]{0,17}", seed):
+        die(f"GRADE_SEED='{seed}' is not a whole number (0 to 18 digits, no leading zero)")
+    # Without GRADE_SEED a run draws its own, recorded with each chapter's results (flags.json):
+    # that seed given back regrades with the same data.
+    settings["seed"] = int(seed) if seed else secrets.randbelow(10 ** 18)
     if settings["hidden_visibility"] not in ("hidden", "after_due_date", "after_published", "visible"):
         die(f"GRADE_HIDDEN_VISIBILITY='{settings['hidden_visibility']}' is not one of hidden, "
             "after_due_date, after_published, visible")
@@ -655,6 +768,12 @@ def main():
     jobs = int(jobs)
     gpu = os.path.isfile(os.path.join(ROOT, "build", "devinfo")) and \
         subprocess.run(["build/devinfo"], capture_output=True, cwd=ROOT).returncode == 0
+    gpu_ids = visible_gpus() if gpu else []
+    # A kept grade stands while these are the same (GRADE_SEED only when given: a run that was
+    # stopped resumes under a seed of its own).
+    book.settings_key = repr([settings[k] for k in ("time_limit", "build_limit", "allow_drift",
+                                                     "hidden_visibility")] +
+                             [seed, gpu, len(gpu_ids), env.get("WB_GRADE_SM", "")])
     book.check_before_grading(graded, gpu)
 
     # who, and where their results go
@@ -679,17 +798,28 @@ def main():
         lock = claim(folder_of(name), "student", os.path.realpath(source))
         base = OUT
         people = [(name, source, folder_of(name))]
-    students = [Student(n, os.path.realpath(p), os.path.join(base, f), graded, settings)
-                for n, p, f in people]
+    # what is kept: a chapter graded before under the same key is not graded again
+    students, keys = [], {}
+    for n, p, f in people:
+        s = Student(n, os.path.realpath(p), os.path.join(base, f), [], settings)
+        kept = s.records()
+        keys[s] = {c: s.key_of(c, book) for c in graded}
+        s.chapters = [c for c in graded if kept.get(c[:2], {}).get("key") != keys[s][c]]
+        students.append(s)
+    todo = sum(len(s.chapters) for s in students)
+    if todo < len(students) * len(graded):
+        print(f"grade: {len(students) * len(graded) - todo} of {len(students) * len(graded)} "
+              "students' chapters were graded before with the same files, rubric, hidden tests, "
+              "settings and workbook: kept")
     for s in students:
         os.makedirs(s.g, exist_ok=True)
-        for c in graded:
+        for c in s.chapters:
             s.collect(c, book.pristine[c])
 
     # builds: the renamed solution once (one run at a time writes it), then every student's
     # chapters side by side
     renamed = [f"build/{c}/renamed/{n[:-3]}.o" for c in graded for n in book.pristine[c]
-               if os.path.isfile(f"solutions/{c}/{n}")]
+               if os.path.isfile(f"solutions/{c}/{n}")] if todo else []
     if renamed:
         with open(os.path.join(OUT, ".renamed.lock"), "w") as guard:
             fcntl.flock(guard, fcntl.LOCK_EX)
@@ -711,29 +841,112 @@ def main():
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(lambda sc: build(*sc), work))
 
-    rows = []
-    for s in students:
-        s.run_tests(book, Cores(jobs))
-        book.score(s, gpu)
+    # tests: students side by side, one a GPU; the tests of all of them share the JOBS cores
+    cores, gpus = Cores(jobs), GpuShare()
+    free = queue.Queue()
+    for g in gpu_ids or [None]:
+        free.put(g)
+
+    def grade(s):
+        s.gpu = free.get()
+        try:
+            s.run_tests(book, cores, gpus)
+            book.score(s, gpu, gpus)
+            s.save_records(keys[s])
+        finally:
+            free.put(s.gpu)
+        finish(s)
+
+    def finish(s):  # the student's files from every chapter's record; the gradebook so far
+        s.adopt(s.records())
         write_tables(s)
-        print(export.write_student(s.g, s.__dict__), end="")
-        if not gpu:
-            print("grade: no usable GPU here: the GPU tests did not run, and their groups score 0")
-        print(f"grade: {export.shown(s.name)}: results in {s.g} (results.json, junit.xml, summary.txt; "
-              "yours alone: flags.txt, flags.json)")
-        scores, maxima = {}, {}
-        for x in s.groups:
-            if x["state"] != "n/a":
-                scores[x["chapter"]] = scores.get(x["chapter"], 0) + x["score"]
-                maxima[x["chapter"]] = maxima.get(x["chapter"], 0) + x["max"]
-        rows.append({"name": s.name, "scores": scores, "maxima": maxima, "flags": s.flags,
-                     "missing": s.absent})
+        with progress:
+            print(export.write_student(s.g, s.__dict__), end="")
+            if not gpu and s.chapters:
+                print("grade: no usable GPU here: the GPU tests did not run, and their groups score 0")
+            print(f"grade: {export.shown(s.name)}: results in {s.g} (results.json, junit.xml, "
+                  "summary.txt; yours alone: flags.txt, flags.json)", flush=True)
+            if submissions:
+                write_gradebook(base, students, roster, quiet=True)
         if env.get("GRADE_KEEP", "") != "1":
             shutil.rmtree(os.path.join(s.g, "build"), ignore_errors=True)
             shutil.rmtree(os.path.join(s.g, "src"), ignore_errors=True)
+    with ThreadPoolExecutor(max_workers=max(1, len(gpu_ids))) as pool:
+        list(pool.map(lambda s: grade(s) if s.chapters else finish(s), students))
     if submissions:
-        print(export.write_gradebook(base, rows, roster), end="")
+        write_gradebook(base, students, roster)
     lock.close()
+
+
+def visible_gpus():
+    """The GPUs this run may use, as CUDA_VISIBLE_DEVICES names them: its own list where set,
+    else every GPU nvidia-smi lists."""
+    given = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if given is not None:
+        return [g.strip() for g in given.split(",") if g.strip()]
+    try:
+        r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [str(k) for k, line in enumerate(r.stdout.splitlines()) if line.startswith("GPU ")]
+
+
+def write_gradebook(base, students, roster, quiet=False):
+    """The class's gradebooks from the records on disk (never from a student being graded):
+    rewritten as each student ends, so that a run stopped halfway leaves the students graded so
+    far in them."""
+    rows = []
+    for s in students:
+        records = s.records()
+        if not records:
+            continue
+        scores, maxima = {}, {}
+        for x in (x for r in records.values() for x in r["groups"]):
+            if x["state"] != "n/a":
+                scores[x["chapter"]] = scores.get(x["chapter"], 0) + x["score"]
+                maxima[x["chapter"]] = maxima.get(x["chapter"], 0) + x["max"]
+        rows.append({"name": s.name, "scores": scores, "maxima": maxima,
+                     "flags": [f for _, r in sorted(records.items()) for f in r["flags"]],
+                     "missing": {nn for nn, r in records.items() if r["absent"]}})
+    text = export.write_gradebook(base, rows, roster)
+    if not quiet:
+        print(text, end="")
+
+
+class GpuShare:
+    """The GPUs, shared by the tests of every student graded at once, and held alone by a speed
+    run: no other student's work runs on any GPU while a time is measured (a waiting speed run
+    goes before new tests, so it is never starved)."""
+
+    def __init__(self):
+        self.users, self.alone_now, self.waiting = 0, False, 0
+        self.cond = threading.Condition()
+
+    @contextlib.contextmanager
+    def shared(self):
+        with self.cond:
+            self.cond.wait_for(lambda: not self.alone_now and not self.waiting)
+            self.users += 1
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.users -= 1
+                self.cond.notify_all()
+
+    @contextlib.contextmanager
+    def alone(self):
+        with self.cond:
+            self.waiting += 1
+            self.cond.wait_for(lambda: not self.alone_now and not self.users)
+            self.waiting -= 1
+            self.alone_now = True
+        try:
+            yield
+        finally:
+            with self.cond:
+                self.alone_now = False
+                self.cond.notify_all()
 
 
 if __name__ == "__main__":

@@ -126,6 +126,13 @@ if [ "$first_of_dims" = 1 ]; then add "ch${nn}_solution_output_safety" "gpu;ch$n
         "$root/tests/output_safety.sh" "$solution" "$fixtures/signal_33.npy" \
         "$b/out/ch${nn}_output_safety"
 fi
+# WB_SEED (the grader's GRADE_SEED, cli.c) stands for --seed where none is given, and --seed wins.
+if [ "$first_of_dims" = 1 ]; then
+    add "ch${nn}_solution_seed_variable" "gpu;ch$nn;solution" "$expect" --gpu 0 '"seed":4242,' -- \
+        env WB_SEED=4242 "$solution" --check --json --size 33 --mask-width 5
+    add "ch${nn}_solution_seed_option_wins" "gpu;ch$nn;solution" "$expect" --gpu 0 '"seed":7,' -- \
+        env WB_SEED=4242 "$solution" --check --json --size 33 --mask-width 5 --seed 7
+fi
 # compute-sanitizer, the tools the registry names: memcheck for every chapter; racecheck where
 # blocks share memory (a missing __syncthreads() usually still gives right answers, but
 # racecheck sees the hazard). memcheck's lengths include 31, one short of a multiple of 4 and 8:

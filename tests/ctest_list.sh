@@ -220,6 +220,8 @@ grade_refuses build_limit_huge "GRADE_BUILD_LIMIT='90000' is not a whole number"
     GRADE_BUILD_LIMIT=90000
 grade_refuses time_limit_zeros "GRADE_TIME_LIMIT='00' is not a whole number" "" "" 2 \
     GRADE_TIME_LIMIT=00
+grade_refuses seed_words "GRADE_SEED='soon' is not a whole number" "" "" 2 GRADE_SEED=soon
+grade_refuses seed_leading_zero "GRADE_SEED='07' is not a whole number" "" "" 2 GRADE_SEED=07
 grade_refuses jobs_words "JOBS='many' is not a positive whole number" "" "" many
 grade_refuses jobs_zeros "JOBS='00' is not a positive whole number" "" "" 00
 # JOBS past 32 is capped (stdout says so), here before another setting stops the run.
@@ -267,6 +269,10 @@ add mutation_selftest "cpu;grading" python3 "$root/tests/mutation_selftest.py" "
 # takes four of CTest's slots.
 add threads=$HEAVY_THREADS cost=90 skip77 grade_submissions "cpu;grading" env JOBS=$HEAVY_THREADS \
     "$root/tests/grade_submissions.sh" "$root" "$b/tests/grade_submissions"
+# A class run resumed, merged, regraded where something changed, and refused while locked (two
+# students, chapter 01, several runs: a build each time something changed).
+add threads=$HEAVY_THREADS cost=85 skip77 grade_resume "cpu;grading" env JOBS=$HEAVY_THREADS \
+    python3 "$root/tests/grade_resume.py" "$root" "$b/tests/grade_resume"
 # The GPU machine's entry point (grading/serve_grade.py): hostile archives refused with one line
 # and a valid result, the lock's wait, and one chapter 01 submission graded (a build of one file).
 add cost=80 grade_serve "cpu;grading" python3 "$root/tests/grade_serve.py" "$root" "$b/tests/grade_serve"
@@ -488,6 +494,8 @@ for chapter in $chapters; do
     refuses argument_escape "\\\\x1b\\[2J' is not a whole number" --seed "$(printf '12\033[2J')"
     usage_error "ch${nn}_time_limit_not_number" "WB_TIME_LIMIT_S='abc' is not a number" \
         env WB_TIME_LIMIT_S=abc "$speaker" --check
+    usage_error "ch${nn}_seed_variable_not_number" "WB_SEED='12x' is not a whole number" \
+        env WB_SEED=12x "$speaker" --check
     # Each dimension's harness writes --output and lays out GPU memory the same way for all its
     # chapters: those tests run with the first chapter of each dimension only (a GPU process
     # costs the suite 0.075 s (one queue) to 0.2 s of the driver's serial time, and these are five

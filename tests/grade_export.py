@@ -358,7 +358,8 @@ check(grade.run_error(1, f"wb-grade {token} verdict pass\n".encode(), token) == 
 check("SIGSEGV" in grade.run_error(-11, b"", token), "a segmentation fault is not named")
 check("no verdict" in grade.run_error(1, b"wb-grade 0000 verdict fail\n", token), "a crash without its verdict")
 
-settings = {"time_limit": 60, "build_limit": 300, "allow_drift": False, "hidden_visibility": "after_published"}
+settings = {"time_limit": 60, "build_limit": 300, "allow_drift": False, "hidden_visibility": "after_published",
+            "seed": 11}
 work = os.path.join(scratch, "grade_py")
 os.makedirs(os.path.join(work, "build"))
 os.makedirs(os.path.join(work, "logs"))
@@ -375,7 +376,7 @@ for chapter, (body, state, board) in speeds.items():
         f.write("#!/bin/sh\n" + body + "\n")
     os.chmod(program, 0o755)
     s = grade.Student("s", work, work, [], settings)
-    score, note, got = s.speed(chapter, 1.25, 3, 1.0)
+    score, note, got = s.speed(chapter, 1.25, 3, 1.0, grade.GpuShare())
     check(got == state and s.leaderboard == board, f"speed {chapter}: {got}, {s.leaderboard} ({note})")
 
 # Without a GPU every test is skipped: the speed group is "not run", and junit.xml skips it.
@@ -387,7 +388,7 @@ s = grade.Student("no_gpu", work, work, ["01_basic_1d"], settings)
 s.state["01"] = "graded"
 s.all_tests = [{"name": "ch01_exercise_quick", "labels": ["gpu", "exercise"], "status": "skipped",
                 "seconds": 0.1, "hint": "", "tail": "no GPU"}]
-book.score(s, gpu=False)
+book.score(s, False, grade.GpuShare())
 check([x["state"] for x in s.groups] == ["graded", "not run"], f"no GPU: {s.groups}")
 export.write_student(work, s.__dict__)
 for e in schema_errors(os.path.join(work, "junit.xml")):

@@ -23,7 +23,8 @@ import grade  # noqa: E402
 shutil.rmtree(scratch, ignore_errors=True)
 os.makedirs(os.path.join(scratch, "build"))
 os.makedirs(os.path.join(scratch, "logs"))
-settings = {"time_limit": 60, "build_limit": 300, "allow_drift": False, "hidden_visibility": "after_published"}
+settings = {"time_limit": 60, "build_limit": 300, "allow_drift": False, "hidden_visibility": "after_published",
+            "seed": 11}
 failures = []
 
 
@@ -61,7 +62,7 @@ for k, (body, want) in enumerate(cases.items()):
     s = student()
     t = {"name": f"case{k}", "labels": ["gpu", "exercise"], "limit": 20, "threads": 1,
          "argv": [stand_in(f"case{k}", body)]}
-    s.run_test(t, grade.Cores(1))
+    s.run_test(t, grade.Cores(1), grade.GpuShare())
     check(t["status"] == want, f"{body!r}: {t['status']}, not {want}")
     check("wb-grade" not in t["tail"], f"{body!r}: a token line shows in the student's log tail")
     if "0123456789abcdef" in body:
@@ -70,7 +71,7 @@ for k, (body, want) in enumerate(cases.items()):
 s = student()
 t = {"name": "ch01_hidden_secret_case", "labels": ["gpu", "hidden"], "limit": 20, "threads": 1,
      "argv": [stand_in("hidden", 'echo "wb-grade 0123456789abcdef0123456789abcdef verdict pass"')]}
-s.run_test(t, grade.Cores(1))
+s.run_test(t, grade.Cores(1), grade.GpuShare())
 check(s.flags and not any("secret" in f for f in s.flags), f"a hidden test's flag: {s.flags}")
 check(os.path.getsize(os.path.join(scratch, "logs", f"case{len(cases) - 1}.log")) <= grade.LOG_KEPT + 100,
       "a long log was not cut down")
@@ -106,7 +107,7 @@ speeds = {  # chapter: (stand-in body, points it must earn, words its note or fl
 for chapter, (body, points, words) in speeds.items():
     stand_in(f"ch{chapter}_exercise", body)
     s = student()
-    score, note, state = s.speed(chapter, 1.25, 3, 1.0)
+    score, note, state = s.speed(chapter, 1.25, 3, 1.0, grade.GpuShare())
     check(abs(score - points) < 1e-9, f"{chapter}: {score} points, not {points} ({note})")
     check(words in note + " ".join(s.flags), f"{chapter}: '{words}' is in neither the note nor the flags: {note}")
     check((state == "n/a") == (words == "n/a"), f"{chapter}: state {state}")
@@ -119,10 +120,11 @@ with open(rubric, "w") as f:
     f.write("10 correctness 12 ^ch10_exercise_two\n10 speed 3 1.25 3\n")
 book = grade.Book(["10_multi_gpu"], rubric, "", ["10_multi_gpu"])
 s = student()
+s.chapters = ["10_multi_gpu"]  # the chapters graded in this run
 s.state["10"] = "graded"
 s.all_tests = [{"name": "ch10_exercise_two_gpus", "labels": ["gpu", "exercise"], "status": "skipped",
                 "seconds": 0.1, "hint": "", "tail": ""}]
-book.score(s, gpu=True)
+book.score(s, True, grade.GpuShare())
 check([x["state"] for x in s.groups] == ["n/a", "n/a"], f"chapter 10 on one GPU: {s.groups}")
 
 # ---- time limits ------------------------------------------------------------------------------
