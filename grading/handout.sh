@@ -9,11 +9,12 @@
 # tools and the grading rules. It leaves out what would give answers away or needs what is left
 # out: solutions/, report/ (it measures the reference programs), the tests that quote solution
 # lines or run the reference (tests/exploits/, tests/mutants.sh, the grader's and the report's
-# tests), the workbook's CI and development scripts. README.md is cut for students: the parts
-# between `<!-- workbook only -->` and `<!-- end workbook only -->` go, and the text inside
-# `<!-- handout only` ... `end handout only -->` shows. In the copy, `make` builds the exercise
-# programs, `make run` runs them, `make test` runs the CPU tests and the student's checks
-# (tests/ctest_list.sh, tests/run_suite.sh).
+# tests), the instructor's similarity report (grading/similarity.py), the workbook's CI and
+# development scripts. README.md is cut for students: the parts between `<!-- workbook only -->`
+# and `<!-- end workbook only -->` go, and the text inside `<!-- handout only` ...
+# `end handout only -->` shows. In the copy, `make` builds the exercise programs, `make run` runs
+# them, `make test` runs the CPU tests and the student's checks (tests/ctest_list.sh,
+# tests/run_suite.sh).
 #
 # The folder must not exist yet, or be empty, and must lie outside the workbook (build/ aside). Files come from
 # git's list where the workbook is a git checkout (nothing untracked), else from the tree less
@@ -44,7 +45,7 @@ left_out() { # PATH (relative): 0 when the student's copy leaves it out
     solutions/* | report/* | .ci/* | .old/* | build/* | .git/*) return 0 ;;
     tests/exploits/* | tests/mutants.sh | tests/mutation* | tests/gpu_session.sh) return 0 ;;
     tests/grade_* | tests/report_* | tests/registry_check.sh | tests/handout.sh) return 0 ;;
-    tests/fixtures/rubric_* | grading/handout.sh) return 0 ;;
+    tests/fixtures/rubric_* | grading/handout.sh | grading/similarity.py) return 0 ;;
     esac
     return 1
 }
