@@ -40,7 +40,7 @@ ifeq ($(origin CC),default)
   CC := gcc
 endif
 GOALS := $(or $(MAKECMDGOALS),all)
-ifneq ($(filter-out help clean gradescope,$(GOALS)),)
+ifneq ($(filter-out help clean gradescope similarity,$(GOALS)),)
   ifeq ($(NVCC_BIN),)
     $(error nvcc not found: install the CUDA Toolkit 12 or later (https://developer.nvidia.com/cuda-downloads; Debian 12's own nvidia-cuda-toolkit is 11.8, too old) and put its bin/ on PATH, or run make NVCC=/path/to/nvcc)
   endif
@@ -138,7 +138,7 @@ COMMON_OBJ := $(COMMON_SRC:common/%.c=$(BUILD)/common/%.o)
 COMMON_LIB := $(BUILD)/libworkbook.a
 UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 
-.PHONY: all run test check compile profile progress mutants mutation grade report clean help fuzz
+.PHONY: all run test check compile profile progress mutants mutation grade similarity report clean help fuzz
 .DEFAULT_GOAL := all
 
 all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
@@ -337,8 +337,8 @@ compile: ## CH=NN: compile your kernel file alone; registers, spills, shared mem
 progress: ## where you are: each chapter solved, failing (with its hint) or untouched, and what next
 	@sh tests/progress.sh "$(CURDIR)" "$(CHAPTERS)" "$(EXERCISES)" $(JOBS)
 
-# The instructor's targets need the reference solutions (grade, mutants, handout) or measure them
-# (report): a student's copy (make handout) has neither, and says so at once.
+# The instructor's targets need the reference solutions (grade, similarity, mutants, handout) or
+# measure them (report): a student's copy (make handout) has neither, and says so at once.
 INSTRUCTOR_ONLY := $(if $(HAVE_SOLUTIONS),,instructor_only)
 .PHONY: instructor_only handout
 instructor_only:
@@ -399,6 +399,17 @@ grade: $(or $(INSTRUCTOR_ONLY),all) ## grade exercises/, SUBMISSION=DIR or SUBMI
 	@command -v python3 >/dev/null || { echo "make grade needs python3 (Debian/Ubuntu: apt-get install python3)"; exit 1; }
 	@python3 grading/grade.py
 
+# make similarity SUBMISSIONS=DIR: which students' TODO blocks are near-identical to each other's or
+# to the solution's (grading/similarity.py says how), into build/similarity/<class>/. It reads
+# the kernel files as text only, so it needs no build (and no nvcc: see the tool checks above).
+# SUBMISSIONS and SIMILARITY_THRESHOLD reach the script as data, as grade's paths do.
+unexport SIMILARITY_THRESHOLD
+similarity: export WB_SIMILARITY_SUBMISSIONS := $(value SUBMISSIONS)
+similarity: export WB_SIMILARITY_THRESHOLD := $(value SIMILARITY_THRESHOLD)
+similarity: $(INSTRUCTOR_ONLY) ## SUBMISSIONS=DIR: TODO blocks alike between students or like the solution (build/similarity/; SIMILARITY_THRESHOLD=0.6)
+	@command -v python3 >/dev/null || { echo "make similarity needs python3 (Debian/Ubuntu: apt-get install python3)"; exit 1; }
+	@python3 grading/similarity.py
+
 # The measured report (README.md, "The measured report"): sweeps on the GPU as JSON lines, then
 # report/plot.py writes the CSVs, the figures (with matplotlib) and build/report/report.md.
 REPORT_SCALE ?= full
@@ -414,7 +425,7 @@ clean: ## remove build/
 # help reads the "## " notes on the target lines above, so it lists what the rules really are.
 help: ## this list
 	@awk -F ':.*## ' -v copy="$(if $(HAVE_SOLUTIONS),,student)" '/^[a-z]+:.*## / { \
-	  if (copy && $$1 ~ /^(grade|report|mutants|mutation|handout|gradescope)$$/) next; \
+	  if (copy && $$1 ~ /^(grade|report|mutants|mutation|handout|gradescope|similarity)$$/) next; \
 	  if (copy && $$1 == "all") $$2 = "your exercise programs and the test list"; \
 	  if (copy && $$1 == "run") $$2 = "each chapter\047s main job on your kernels; unsolved chapters are listed"; \
 	  if (copy && $$1 == "test") $$2 = "CPU tests and every chapter\047s checks on your kernels (GPU tests skip without a GPU)"; \

@@ -95,6 +95,50 @@ def folder_of(name):
     return safe
 
 
+def kernel_folder(base, chapter):
+    """Where submission BASE keeps a chapter's kernel files: BASE/exercises/CHAPTER/ (a whole copy
+    of the workbook) or BASE/CHAPTER/; None when it has neither. ValueError when the folder is a
+    link or leads out of the submission: never followed, a link could name any folder."""
+    folder = os.path.join(base, "exercises", chapter)
+    if not os.path.isdir(folder):
+        folder = os.path.join(base, chapter)
+    if not os.path.isdir(folder):
+        return None
+    if os.path.islink(folder) or not os.path.realpath(folder).startswith(os.path.realpath(base) + os.sep):
+        raise ValueError(f"{chapter}/ is a link")
+    return folder
+
+
+def read_kernel(folder, chapter, name):
+    """The bytes of a submitted kernel file, FOLDER/NAME; ValueError saying why they are not read:
+    no regular file (a link is never followed), over FILE_CAP, unreadable."""
+    path = os.path.join(folder, name)
+    if os.path.islink(path) or not os.path.isfile(path):
+        raise ValueError(f"no file {chapter}/{name} (a regular file) in the submission")
+    if os.path.getsize(path) > FILE_CAP:
+        raise ValueError(f"{chapter}/{name} is over 1 MiB: not graded")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(FILE_CAP + 1)
+    except OSError as e:
+        raise ValueError(f"cannot read {chapter}/{name} as UTF-8 text ({e.__class__.__name__})")
+    if len(data) > FILE_CAP:  # it grew since it was measured
+        raise ValueError(f"{chapter}/{name} is over 1 MiB: not graded")
+    return data
+
+
+def class_members(submissions):
+    """A class folder's students, (name, path) for each subfolder in the byte order of the names,
+    and the names of the links among its entries (never followed: a link could lead anywhere)."""
+    people, links = [], []
+    for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name)):
+        if entry.is_dir(follow_symlinks=False):
+            people.append((entry.name, entry.path))
+        elif entry.is_symlink():
+            links.append(entry.name)
+    return people, links
+
+
 class Student:
     def __init__(self, name, source, g, chapters, settings):
         self.name, self.source, self.g = name, source, g
@@ -113,17 +157,17 @@ class Student:
         self.chapter_flags.setdefault(nn, []).append(self.flags[-1])
 
     # records: what a chapter's grading found, kept under the key of everything it depends on
-    def folder_of_chapter(self, chapter):
-        folder = os.path.join(self.source, "exercises", chapter)
-        return folder if os.path.isdir(folder) else os.path.join(self.source, chapter)
-
     def key_of(self, chapter, book):
         """The chapter's key: the workbook, the rubric's and hidden tests' lines of the chapter,
         the settings that change a grade, and the submission's files (names, kinds, contents)."""
         h = hashlib.sha256(book.key_of(chapter).encode())
-        folder = self.folder_of_chapter(chapter)
-        entries = sorted(os.scandir(folder), key=lambda e: e.name) if os.path.isdir(folder) else []
-        h.update(b"link" if os.path.islink(folder) else b"folder" if entries else b"none")
+        try:
+            folder = kernel_folder(self.source, chapter)
+            h.update(b"none" if folder is None else b"folder")
+        except ValueError:  # a link: refused, whatever it holds
+            folder = None
+            h.update(b"link")
+        entries = sorted(os.scandir(folder), key=lambda e: e.name) if folder else []
         for e in entries:
             h.update(b"\0" + os.fsencode(e.name) + b"\0")
             if e.is_file(follow_symlinks=False):
@@ -179,18 +223,16 @@ class Student:
         nn = chapter[:2]
         src = os.path.join(self.g, "src", chapter)
         os.makedirs(src, exist_ok=True)
-        base = self.source
-        folder = os.path.join(base, "exercises", chapter)
-        if not os.path.isdir(folder):
-            folder = os.path.join(base, chapter)
-        if not os.path.isdir(folder):
+        try:
+            folder = kernel_folder(self.source, chapter)
+        except ValueError:
+            self.not_graded(nn, "missing", f"{chapter}/ is a link: not graded")
+            self.flag(nn, f"ch{nn}: {chapter}/ is a link (refused)")
+            return
+        if folder is None:
             self.not_graded(nn, "missing",
                             f"no folder {chapter}/ (nor exercises/{chapter}/) in the submission")
             self.absent.add(nn)
-            return
-        if os.path.islink(folder) or not os.path.realpath(folder).startswith(os.path.realpath(base) + os.sep):
-            self.not_graded(nn, "missing", f"{chapter}/ is a link: not graded")
-            self.flag(nn, f"ch{nn}: {chapter}/ is a link (refused)")
             return
         extras = sorted(e.name for e in os.scandir(folder) if e.name not in pristine)
         for name in extras[:EXTRA_LISTED]:
@@ -199,17 +241,12 @@ class Student:
             self.flag(nn, f"{len(extras) - EXTRA_LISTED} more extra files ignored in {chapter}/")
         problems, refusals = [], []
         for name, text in pristine.items():
-            path = os.path.join(folder, name)
-            if os.path.islink(path) or not os.path.isfile(path):
-                problems.append(f"no file {chapter}/{name} (a regular file) in the submission")
-                continue
-            if os.path.getsize(path) > FILE_CAP:
-                problems.append(f"{chapter}/{name} is over 1 MiB: not graded")
-                continue
             try:
-                data = open(path, "rb").read(FILE_CAP + 1)
-                text_in = data.decode("utf-8")
-            except (OSError, UnicodeDecodeError) as e:
+                text_in = read_kernel(folder, chapter, name).decode("utf-8")
+            except ValueError as e:
+                problems.append(str(e))
+                continue
+            except UnicodeDecodeError as e:
                 problems.append(f"cannot read {chapter}/{name} as UTF-8 text ({e.__class__.__name__})")
                 continue
             refusals += gate.text_refusals(name, text_in, text, self.settings["allow_drift"])
@@ -781,13 +818,10 @@ def main():
         class_folder = folder_of(os.path.basename(os.path.realpath(submissions)))
         lock = claim(class_folder, "class", os.path.realpath(submissions))
         base = os.path.join(OUT, class_folder)
-        people = []
-        for entry in sorted(os.scandir(submissions), key=lambda e: os.fsencode(e.name)):
-            if not entry.is_dir(follow_symlinks=False):
-                if entry.is_symlink():
-                    print(f"grade: {export.shown(entry.name)} is a link, not a student's folder: not graded")
-                continue
-            people.append((entry.name, entry.path, folder_of(entry.name)))
+        members, links = class_members(submissions)
+        for name in links:
+            print(f"grade: {export.shown(name)} is a link, not a student's folder: not graded")
+        people = [(name, path, folder_of(name)) for name, path in members]
         if not people:
             die(f"SUBMISSIONS '{submissions}' has no student folders")
         if len({p[2] for p in people}) != len(people):

@@ -9,9 +9,9 @@
 # tools and the grading rules. It leaves out what would give answers away or needs what is left
 # out: solutions/, report/ (it measures the reference programs), the tests that quote solution
 # lines or run the reference (tests/exploits/, tests/mutants.sh, the grader's and the report's
-# tests), the deployment kits (make gradescope's scripts, the GPU machine's entry point, the
-# Classroom workflow and its converter), the workbook's CI and development scripts. README.md is
-# cut for students: the parts between `<!-- workbook only -->` and `<!-- end workbook only -->`
+# tests), the instructor's similarity report (grading/similarity.py), the deployment kits (make
+# gradescope's scripts, the GPU machine's entry point, the Classroom workflow and its
+# converter), the workbook's CI and development scripts. README.md is cut for students: the parts between `<!-- workbook only -->` and `<!-- end workbook only -->`
 # go, and the text inside `<!-- handout only` ... `end handout only -->` shows. In the copy,
 # `make` builds the exercise programs, `make run` runs them, `make test` runs the CPU tests and
 # the student's checks (tests/ctest_list.sh, tests/run_suite.sh).
@@ -45,7 +45,7 @@ left_out() { # PATH (relative): 0 when the student's copy leaves it out
     solutions/* | report/* | .ci/* | .old/* | build/* | .git/*) return 0 ;;
     tests/exploits/* | tests/mutants.sh | tests/mutation* | tests/gpu_session.sh) return 0 ;;
     tests/grade_* | tests/report_* | tests/registry_check.sh | tests/handout.sh) return 0 ;;
-    tests/fixtures/rubric_* | grading/handout.sh) return 0 ;;
+    tests/fixtures/rubric_* | grading/handout.sh | grading/similarity.py) return 0 ;;
     grading/gradescope* | grading/serve_grade.py | grading/gs_results.py | grading/classroom*) return 0 ;;
     esac
     return 1

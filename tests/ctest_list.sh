@@ -262,6 +262,9 @@ add grade_gate "cpu;grading" python3 "$root/tests/grade_gate.py" "$root"
 add grade_verdicts "cpu;grading" python3 "$root/tests/grade_verdicts.py" "$root" "$b/tests/tmp_grade_verdicts"
 # The exporters' files, read back with real parsers (hostile names, notes and logs).
 add grade_export "cpu;grading" python3 "$root/tests/grade_export.py" "$root" "$b/tests/tmp_grade_export"
+# make similarity on a class built for it: copies flagged (verbatim, renamed, shared, padded),
+# honest answers left alone, hostile entries noted, the export for MOSS and JPlag, bad usage.
+add grade_similarity "cpu;grading" python3 "$root/tests/grade_similarity.py" "$root" "$b/tests/tmp_grade_similarity"
 # make mutation's generator (tests/mutation.py), on fixtures and on the real solutions: every
 # operator, nothing in a comment, a string or outside a TODO block, stable ids (no GPU, no build).
 add mutation_selftest "cpu;grading" python3 "$root/tests/mutation_selftest.py" "$root"

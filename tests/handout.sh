@@ -84,14 +84,14 @@ ls "$copy"/build/ch[0-9][0-9]_* | grep -v '_exercise$' | grep -q . &&
 nm "$copy/build/ch02_constant_mask_exercise" | grep -q ' [wv] conv1d_basic_launch$' ||
     fail "chapter 01's kernel is not left out (weak and undefined) of chapter 02's program"
 run 0 "make help" make help
-grep -q 'make grade\|make report' "$log" && fail "make help lists the instructor's targets"
+grep -q 'make grade\|make similarity\|make report' "$log" && fail "make help lists the instructor's targets"
 grep -q 'make check' "$log" || fail "make help lists no make check"
 for entry in "$copy"/chapters/[0-9][0-9]_*/chapter.mk; do
     nn=$(basename "$(dirname "$entry")" | cut -c1-2)
     run 0 "make compile CH=$nn" make compile CH="$nn" SM=90
     grep -q 'conv\|kernel\|host code only' "$log" || fail "make compile CH=$nn printed no table"
 done
-for target in grade report mutants handout gradescope; do
+for target in grade report mutants handout gradescope similarity; do
     run 2 "make $target" make "$target"
     grep -q "part of the full workbook" "$log" || fail "make $target does not say why"
 done
