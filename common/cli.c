@@ -181,8 +181,6 @@ static int parse_path(const struct cli_spec *spec, const char *value, int *path,
 
 static int parse_kernel(const struct cli_spec *spec, const char *value, const char **kernel,
                         char *err) {
-    if (!spec->kernels)
-        return wb_error(err, "--kernel: this chapter has one kernel of its own, nothing to choose");
     for (int k = 0; spec->kernels[k]; ++k)
         if (!strcmp(value, spec->kernels[k])) {
             *kernel = spec->kernels[k];
@@ -228,7 +226,7 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
         static const char *const valued[] = {"--size",      "--mask-width", "--mask",
                                              "--mask-file", "--input",      "--output",
                                              "--block",     "--reps",       "--seed",
-                                             "--path",      "--kernel"};
+                                             "--path"};
         int takes_value = -1;
         const struct cli_extra_option *extra = NULL;
         for (size_t k = 0; k < sizeof flags / sizeof *flags; ++k)
@@ -240,6 +238,9 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_opt
                 extra = &spec->extras[k];
                 takes_value = extra->takes_value;
             }
+        /* --kernel where the chapter names its own kernels (spec.kernels); a chapter's own
+         * option of that name (chapter 08's) is its extra, found above */
+        if (takes_value < 0 && spec->kernels && !strcmp(name, "--kernel")) takes_value = 1;
         if (takes_value < 0) return wb_error(err, "unknown option '%s' (see --help)", name);
         if (!takes_value && inline_value) return wb_error(err, "%s takes no value", name);
         const char *value = NULL;

@@ -4,3 +4,5 @@
 # one) and leaves out the earlier chapters' shown beside them.
 add "ch04_solution_own_kernels" "gpu;ch04;solution" "$root/tests/own_kernels.sh" "$solution" \
     "beyond: regs" "ch01 basic"
+# --kernel names one of the chapter's two kernels (its exercises), checked alone by the battery.
+refuses kernel_unknown "--kernel: 'tiled' is not one of cached, register" --kernel tiled

@@ -5,7 +5,7 @@ second run at once.
   python3 tests/grade_resume.py ROOT SCRATCH_DIR
 
 A class of two students (chapter 01's solution, and its ghost-cell mutant) is graded with
-GRADE_SEED=11 on tests/fixtures/rubric_small.txt, chapter 01, and then:
+GRADE_SEED=11 on a rubric of chapter 01's and 02's quick tests, chapter 01, and then:
   rerun             every chapter kept (nothing built), the gradebook the same
   half done         one student's records removed (a run stopped after the first student): only
                     that student is built again, and the gradebook equals the full run's
@@ -53,8 +53,7 @@ def make_class(folder):
 
 def grade(folder, chapters="01", seed="11", wait=True):
     env = dict(os.environ, GRADE_CHAPTERS=chapters, GRADE_SEED=seed, GRADE_TIME_LIMIT="30")
-    command = ["make", "-s", "grade", f"SUBMISSIONS={folder}",
-               "RUBRIC=tests/fixtures/rubric_small.txt"]
+    command = ["make", "-s", "grade", f"SUBMISSIONS={folder}", f"RUBRIC={rubric}"]
     if not wait:
         return subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -76,6 +75,10 @@ def built(out):
 
 
 shutil.rmtree(scratch, ignore_errors=True)
+os.makedirs(scratch)
+rubric = os.path.join(scratch, "rubric.txt")  # the quick tests only: the runs here are many
+with open(rubric, "w") as f:
+    f.write("01 correctness 2 ^ch01_exercise_quick_\n02 correctness 2 ^ch02_exercise_quick_\n")
 klass, copy = os.path.join(scratch, "resume_class"), os.path.join(scratch, "resume_killed")
 for folder in (klass, copy):
     shutil.rmtree(results(folder), ignore_errors=True)
