@@ -2,12 +2,11 @@
 # battery_1d.sh: the tests every 1D chapter gets, sourced by ctest_list.sh once per chapter.
 #   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims; its program's
 #          own kernels where it has several: $kernels (comma-separated); its limits: $max_width,
-#          $block_min, $block_max, $block_needed; $root, $b, $expect, $fixtures; adds with add
-#          and refuses (ctest_list.sh)
-#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
-#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
-# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
-# for the exercise), the solution's other tests, the sanitizers.
+#          $block_min, $block_max, $block_needed; $root, $b, $expect, $fixtures; adds with add,
+#          refuses and modes_and_guard (ctest_list.sh)
+# In order: the mode and guard tests (modes_and_guard), command-line errors (CPU), the GPU
+# battery (run for the solution and for the exercise), the solution's other tests, the
+# sanitizers.
 #
 # Lengths straddle warp and block boundaries; every mask width from 1 to the maximum runs at each
 # length up to 2^20, with random data and a random mask drawn fresh on every run (the seed is
@@ -15,9 +14,7 @@
 #
 # The run, bench and JSON modes on 2^20 values (bench: masks of 5 and 31, its table with a column
 # "vs CPU 1T"); the guard on 4097, where the unsolved exercise's check prints FAIL.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=1048576 bench_masks=5,31 bench_pattern="vs CPU 1T.*" json_size=1000 json_mask=7 \
-    guard_size=4097 guard_pattern="FAIL"
+modes_and_guard 1048576 5,31 "vs CPU 1T.*" 1000 7 4097 "FAIL"
 # Block sizes at their limits: the smallest the chapter's kernel takes with the widest mask (1,
 # or 31 where each thread loads at most one halo cell), a warp, a warp plus one, a non-power of
 # two, and the maximum.

@@ -2,12 +2,11 @@
 # battery_2d.sh: the tests every 2D chapter gets, sourced by ctest_list.sh once per chapter.
 #   reads  the chapter: $nn, $solution, $exercise, $sanitizers, $first_of_dims, $battery_blocks
 #          (the registry's, or the default); its program's limits: $max_width, $block_max,
-#          $block_needed; $root, $b, $expect, $fixtures; adds with add and refuses (ctest_list.sh)
-#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
-#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
-# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
-# for the exercise, sanitizers included), the solution's other tests, the harness's tests (with
-# the first 2D chapter).
+#          $block_needed; $root, $b, $expect, $fixtures; adds with add, refuses and
+#          modes_and_guard (ctest_list.sh)
+# In order: the mode and guard tests (modes_and_guard), command-line errors (CPU), the GPU
+# battery (run for the solution and for the exercise, sanitizers included), the solution's other
+# tests, the harness's tests (with the first 2D chapter).
 #
 # Sizes include 1x1, 1xN, Nx1 and sizes that are no multiple of any tile; pitched rows are wider
 # than the image (1000 floats = 4000 bytes are padded to a 4096-byte pitch); every square mask up
@@ -17,9 +16,7 @@
 # The run and bench modes on 1024x768 (bench: masks of 3 and 5, its table with a column "vs
 # naive"), JSON on 100x100; the guard on 100x37, with the chapter's default mask (the one its
 # exercise kernel is built for), where the unsolved exercise's check prints its error map.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=1024x768 bench_masks=3,5 bench_pattern="vs naive" json_size=100x100 json_mask=3 \
-    guard_size=100x37 guard_pattern="error map"
+modes_and_guard 1024x768 3,5 "vs naive" 100x100 3 100x37 "error map"
 max_side=$max_width
 # Sanitizer runs use blocks of 16 (or what the largest mask needs), small enough to cut many
 # tile seams in a 100x37 image.

@@ -1,13 +1,11 @@
 # shellcheck shell=sh disable=SC2154 # sourced by ctest_list.sh, which sets the variables it reads
 # battery_3d.sh: the tests every 3D chapter gets, sourced by ctest_list.sh once per chapter.
 #   reads  the chapter: $nn, $solution, $exercise, $sanitizers; its program's limits: $max_width,
-#          $block_max; $root, $b, $expect, $fixtures; adds with add and refuses
-#          (ctest_list.sh)
-#   sets   for the mode and guard tests ctest_list.sh adds after it: modes_size, bench_masks,
-#          bench_pattern, json_size, json_mask, guard_size, guard_pattern
-# In order: what it sets, command-line errors (CPU), the GPU battery (run for the solution and
-# for the exercise, sanitizers included), the solution's other tests. Its harness's files are
-# checked with every 3D chapter (one so far).
+#          $block_max; $root, $b, $expect, $fixtures; adds with add, refuses and
+#          modes_and_guard (ctest_list.sh)
+# In order: the mode and guard tests (modes_and_guard), command-line errors (CPU), the GPU
+# battery (run for the solution and for the exercise, sanitizers included), the solution's other
+# tests. Its harness's files are checked with every 3D chapter (one so far).
 #
 # Volumes of one voxel, one row along x, one column along z, odd sizes that are no multiple of
 # any tile or chunk, and 512^3; every cube mask from 1 to the largest and non-cubic ones with
@@ -17,9 +15,8 @@
 # The run and bench modes on 64x48x40 (bench: masks of 3 and 5, its table with a column "vs
 # naive"), JSON on 20x16x12; the guard on 37x35x9, where the unsolved exercise's check prints
 # where it mismatches.
-# shellcheck disable=SC2034 # read by ctest_list.sh
-modes_size=64x48x40 bench_masks=3,5 bench_pattern="vs naive" json_size=20x16x12 json_mask=3 \
-    guard_size=37x35x9 guard_pattern="mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"
+modes_and_guard 64x48x40 3,5 "vs naive" 20x16x12 3 37x35x9 \
+    "mismatch at x=[0-9]+ y=[0-9]+ z=[0-9]+"
 max_side=$max_width
 # One volume a side of each length 1..7 on each axis, odd and even, with the others different.
 non_cubic="1x7x1,7x1x1,1x1x7,3x5x7,7x5x3,2x4x6,6x2x4,4x6x2,5x3x1,7x7x1,1x7x7,7x1x7,2x3x4,3x4x5"

@@ -444,6 +444,28 @@ spec() {
     [ -n "$value" ] || [ "$1" = tune_masks ] || [ "$1" = kernels ] || die "$speaker --spec has no $1"
     printf '%s' "$value"
 }
+# modes_and_guard MODES_SIZE BENCH_MASKS BENCH_PATTERN JSON_SIZE JSON_MASK GUARD_SIZE
+#                 GUARD_PATTERN: every battery calls it with its dimension's values. Every mode
+# prints what it promises (run: % of copy; bench on MODES_SIZE with BENCH_MASKS: its table,
+# BENCH_PATTERN; JSON on JSON_SIZE and JSON_MASK: a pass), and the unsolved exercise fails its
+# check on GUARD_SIZE with GUARD_PATTERN (the guard), with the chapter's default mask, the one
+# its exercise kernel is built for.
+modes_and_guard() {
+    [ $# -eq 7 ] || die "modes_and_guard for chapter $nn: 7 values, got $#"
+    for value in "$@"; do [ -n "$value" ] || die "modes_and_guard for chapter $nn: an empty value"; done
+    add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" \
+        -- "$solution" --size "$1" --reps 20
+    add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "$3" -- \
+        "$solution" --bench --size "$1" --mask-width "$2" --reps 20
+    add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
+        "$solution" --check --json --size "$4" --mask-width "$5"
+    # (a chapter whose exercise runs only with some arguments gives them: guard_args)
+    guard_args=$(registry "$chapter" guard_args) || exit 1
+    # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
+    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$7" \
+        -- "$exercise" --check --size "$6" $guard_args
+    modes_added=$nn
+}
 for chapter in $chapters; do
     nn=${chapter%%_*}
     solution="$b/ch$chapter"
@@ -515,31 +537,11 @@ for chapter in $chapters; do
     *[!0-9]* | 0) die "chapters/$chapter/chapter.mk: battery_gpus: '$battery_gpus' is not a number of GPUs" ;;
     *) visible=$(seq -s, 0 $((battery_gpus - 1))) ;;
     esac
-    # The battery: its tests, and what it sets for the mode and guard tests below (its map at the
-    # top lists them), cleared first: one it leaves out stops the generator here instead of
-    # coming from the chapter before.
-    modes_size='' bench_masks='' bench_pattern='' json_size='' json_mask='' guard_size='' guard_pattern=''
-    # shellcheck source=battery_2d.sh # any battery: each sets the variables used below
+    # The battery: its tests, the mode and guard tests among them (modes_and_guard, above).
+    # shellcheck source=battery_2d.sh # any battery
     . "$battery"
     visible= # the battery's context ends with it
-    for value in "$modes_size" "$bench_masks" "$bench_pattern" "$json_size" "$json_mask" \
-        "$guard_size" "$guard_pattern"; do
-        [ -n "$value" ] || die "$battery leaves out one of modes_size, bench_masks, bench_pattern," \
-            "json_size, json_mask, guard_size, guard_pattern"
-    done
-    # Every mode prints what it promises; the unsolved exercise fails its check (the guard),
-    # with the chapter's default mask, the one its exercise kernel is built for.
-    add "ch${nn}_solution_run_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "PASS .* GB/s .*of copy" \
-        -- "$solution" --size "$modes_size" --reps 20
-    add "ch${nn}_solution_bench_mode" "gpu;ch$nn;solution" "$expect" --gpu 0 "$bench_pattern" -- \
-        "$solution" --bench --size "$modes_size" --mask-width "$bench_masks" --reps 20
-    add "ch${nn}_solution_json" "gpu;ch$nn;solution" "$expect" --gpu 0 '"pass":true' -- \
-        "$solution" --check --json --size "$json_size" --mask-width "$json_mask"
-    # (a chapter whose exercise runs only with some arguments gives them: guard_args)
-    guard_args=$(registry "$chapter" guard_args) || exit 1
-    # shellcheck disable=SC2086 # guard_args: words, as a command line splits them
-    add "ch${nn}_exercise_unsolved_fails" "gpu;ch$nn;guard" "$expect" --gpu 1 "$guard_pattern" \
-        -- "$exercise" --check --size "$guard_size" $guard_args
+    [ "$modes_added" = "$nn" ] || die "$battery does not call modes_and_guard for chapter $nn"
     # shellcheck source=/dev/null # a chapter's own tests (they set nothing read here): checked on its own
     if [ -f "$root/tests/chapter_$nn.sh" ]; then . "$root/tests/chapter_$nn.sh"; fi
 done
