@@ -118,6 +118,14 @@ check(book[0][:5] == ["student", "ch01", "ch01 max", "ch02", "ch02 max"],
       f"incremental: chapter 02 was not merged beside 01: {book[0]}")
 check([r[1:3] for r in book[1:]] == [r[1:3] for r in full[1:]],
       "incremental: chapter 01's points changed")
+for who in ("alice", "bob"):
+    g = os.path.join(results(klass), who)
+    states = open(os.path.join(g, "chapters.tsv")).read()
+    check(states.startswith("01\t") and "\n02\tmissing" in states,
+          f"incremental: {who}'s chapters.tsv is {states!r}")
+    groups = json.load(open(os.path.join(g, "results.json")))["tests"]
+    check({t["number"][:2] for t in groups} == {"01", "02"},
+          f"incremental: {who}'s results.json lacks a chapter: {[t['number'] for t in groups]}")
 
 path = os.path.join(klass, "alice", "01_basic_1d", "conv1d_basic.cu")
 text = open(path).read()
