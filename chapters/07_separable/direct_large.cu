@@ -14,7 +14,8 @@
  *             into a uniform register (ULDC.64, once per warp) and the FMAs read it there
  *             (FFMA R, R, UR, R): no shared-memory load, no per-thread register for a weight
  *   a thread  one row (its lane) of OUTPUTS neighbouring outputs (16 or 32: its warp's segment;
- *             launch picks it by the mask's width); per mask row it slides the row's weights
+ *             the launch picks it by the mask and the GPU's limits, choose_direct_large in
+ *             variant_choice.h); per mask row it slides the row's weights
  *             along a window of inputs, taps in groups of four: each group reads four more
  *             inputs as a float4 just before its 4 x OUTPUTS FMAs, so about OUTPUTS + 8 window
  *             registers are live, not all OUTPUTS + 4 x groups (16 outputs: 48 registers, four
@@ -35,24 +36,20 @@
 #include "cuda_check.h"
 #include "pitched.cuh"
 #include "separable.h"
+#include "variant_choice.h"
 
 enum {
     MAX_SIDE = LOWRANK_MAX_SIDE,
-    DIRECT_ROWS = 32, /* a block's output rows: one per lane */
-    DIRECT_WARPS = 8, /* each takes a segment of OUTPUTS neighbouring columns */
     WEIGHT_PITCH = 32,
-    WIDE_FROM = 18 /* masks this wide and wider: 32 outputs a thread, narrower ones 16 (launch) */
 };
 
 /* A block of OUTPUTS outputs a thread: its columns, those it copies (up to 31 halo, the rest
- * unused) and its shared-memory row pitch, 4 modulo 32 (see the top). */
+ * unused) and its shared-memory row pitch, 4 modulo 32 (see the top; the bytes a mask's height
+ * needs: variant_choice.h, which the launch's choice reads too). */
 template <int OUTPUTS> struct direct_shape {
     static constexpr int cols = DIRECT_WARPS * OUTPUTS;
     static constexpr int copied = cols + 32;
     static constexpr int pitch = copied + 4;
-    static size_t shared_bytes(int mask_h) {
-        return sizeof(float) * (size_t)(DIRECT_ROWS + mask_h - 1) * pitch;
-    }
 };
 
 static __constant__ float c_direct[MAX_SIDE * WEIGHT_PITCH]; /* mask row i at i * 32, zeros after */
@@ -186,38 +183,47 @@ __global__ void __launch_bounds__(DIRECT_WARPS * 32, BLOCKS)
     }
 }
 
-template <int OUTPUTS, int BLOCKS>
-static void launch_groups(const float *d_in, float *d_out, size_t pitch, int width, int height,
-                          int mask_w, int mask_h) {
-    typedef direct_shape<OUTPUTS> shape;
-    const dim3 blocks((width + shape::cols - 1) / shape::cols,
-                      (height + DIRECT_ROWS - 1) / DIRECT_ROWS);
-    if (blocks.y > 65535)
-        wb_die(WB_EXIT_USAGE, "direct_large_launch: %d rows need more than 65535 blocks", height);
-    const size_t bytes = shape::shared_bytes(mask_h);
-    switch ((mask_w + 3) / 4) {
+template <int OUTPUTS, int BLOCKS> static const void *kernel_for_groups(int groups) {
+    switch (groups) {
 #define DIRECT_CASE(g)                                                                             \
     case g:                                                                                        \
-        /* only the widths launch gives this OUTPUTS are compiled */                             \
-        if constexpr (OUTPUTS == 16 ? 4 * (g - 1) < WIDE_FROM - 1 : 4 * g >= WIDE_FROM) {         \
-            CUDA_CHECK(cudaFuncSetAttribute(direct_large_kernel<g, OUTPUTS, BLOCKS>,               \
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,           \
-                                            (int)bytes));                                          \
-            direct_large_kernel<g, OUTPUTS, BLOCKS><<<blocks, DIRECT_WARPS * 32, bytes>>>(         \
-                d_in, d_out, pitch, width, height, mask_w, mask_h);                                \
-        } else {                                                                                   \
-            wb_die(WB_EXIT_USAGE, "direct_large_launch: no %d-output kernel for width %d",        \
-                   OUTPUTS, mask_w);                                                               \
-        }                                                                                          \
-        break;
+        if constexpr (OUTPUTS == 16 || 4 * g >= DIRECT_WIDE_FROM)                                  \
+            return (const void *)direct_large_kernel<g, OUTPUTS, BLOCKS>;                          \
+        else                                                                                       \
+            return NULL;
         DIRECT_CASE(1) DIRECT_CASE(2) DIRECT_CASE(3) DIRECT_CASE(4)
         DIRECT_CASE(5) DIRECT_CASE(6) DIRECT_CASE(7) DIRECT_CASE(8)
 #undef DIRECT_CASE
-    default:
-        wb_die(WB_EXIT_USAGE, "direct_large_launch: mask width %d is outside 1..%d", mask_w,
-               MAX_SIDE);
+    default: return NULL;
     }
-    CUDA_CHECK(cudaGetLastError());
+}
+
+/* A thread's outputs by the mask (choose_direct_large, variant_choice.h). More outputs load
+ * fewer inputs per FMA, but 32 need 80 registers, so three blocks an SM instead of four: on an
+ * H100 (random masks, 8192 x 8192, % of the FP32 peak, 16 outputs against 32) 16 win up to
+ * 17x17 (77.8 against 77.3) and 32 from 19x19 (80.9 against 79.4) to 31x31 (88.2 against
+ * 85.4); 24 outputs, and 16 with five blocks, were never the best. 16 outputs are compiled for
+ * every width: where the 32-output tile's shared memory (up to 72 416 bytes at 31 rows) is more
+ * than a block may have (a T4's 64 KiB), the 16-output one (up to 40 672) takes the mask. The
+ * kernels' resources are asked once per tap-group count. */
+static struct direct_choice direct_choice_for(int mask_w, int mask_h) {
+    static struct kernel_resources narrow[DIRECT_GROUPS + 1], wide[DIRECT_GROUPS + 1];
+    static int asked[DIRECT_GROUPS + 1];
+    const int groups = (mask_w + 3) / 4;
+    if (!asked[groups]) {
+        narrow[groups] = kernel_resources_of(kernel_for_groups<16, 4>(groups));
+        if (direct_has_wide(groups))
+            wide[groups] = kernel_resources_of(kernel_for_groups<32, 3>(groups));
+        asked[groups] = 1;
+    }
+    static const int force_narrow = direct_force_narrow();
+    struct direct_choice choice;
+    char why[256];
+    if (!choose_direct_large(gpu_limits_of_device(), &narrow[groups],
+                             direct_has_wide(groups) ? &wide[groups] : NULL, mask_w, mask_h,
+                             force_narrow, &choice, why, sizeof why))
+        wb_die(WB_EXIT_USAGE, "direct_large_launch: %s", why);
+    return choice;
 }
 
 void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
@@ -230,13 +236,18 @@ void direct_large_launch(const float *d_in, float *d_out, size_t pitch, int widt
     if (pitch % 16 || (size_t)d_out % 16)
         wb_die(WB_EXIT_USAGE, "direct_large_launch: rows must be 16-byte aligned (pitch %zu)",
                pitch);
-    /* A thread's outputs by the mask's width. More outputs load fewer inputs per FMA, but 32
-     * need 80 registers, so three blocks an SM instead of four: on an H100 (random masks,
-     * 8192 x 8192, % of the FP32 peak, 16 outputs against 32) 16 win up to 17x17 (77.8 against
-     * 77.3) and 32 from 19x19 (80.9 against 79.4) to 31x31 (88.2 against 85.4); 24 outputs,
-     * and 16 with five blocks, were never the best. */
-    if (mask_w < WIDE_FROM)
-        launch_groups<16, 4>(d_in, d_out, pitch, width, height, mask_w, mask_h);
-    else
-        launch_groups<32, 3>(d_in, d_out, pitch, width, height, mask_w, mask_h);
+    const struct direct_choice choice = direct_choice_for(mask_w, mask_h);
+    const int cols = DIRECT_WARPS * choice.outputs;
+    const dim3 blocks((width + cols - 1) / cols, (height + DIRECT_ROWS - 1) / DIRECT_ROWS);
+    if (blocks.y > 65535)
+        wb_die(WB_EXIT_USAGE, "direct_large_launch: %d rows need more than 65535 blocks", height);
+    const void *kernel = choice.outputs == 32 ? kernel_for_groups<32, 3>((mask_w + 3) / 4)
+                                              : kernel_for_groups<16, 4>((mask_w + 3) / 4);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)choice.shared_bytes));
+    void *args[] = {(void *)&d_in, (void *)&d_out, (void *)&pitch, (void *)&width,
+                    (void *)&height, (void *)&mask_w, (void *)&mask_h};
+    CUDA_CHECK(cudaLaunchKernel(kernel, blocks, dim3(DIRECT_THREADS), args, choice.shared_bytes,
+                                0));
+    CUDA_CHECK(cudaGetLastError());
 }

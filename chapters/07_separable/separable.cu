@@ -29,6 +29,7 @@
 #include "prefetch_variants.h"
 #include "reference.h"
 #include "separable.h"
+#include "variant_choice.h"
 
 const char *const separable_path_names[] = {"auto", "direct", "separable", "lowrank", NULL};
 
@@ -95,11 +96,16 @@ static int small_direct_wins(int mask_w, int mask_h) {
     return mask_w * mask_h <= DIRECT_SMALL_TAPS && prefetch_has_variants(mask_w, mask_h);
 }
 
+static int fused_terms_here(int mask_w, int mask_h, char *why, size_t size);
+
 enum separable_path separable_path_for(enum separable_path forced, const float *mask, int mask_w,
                                        int mask_h) {
     if (forced != SEPARABLE_AUTO) return forced;
     const struct mask_factors *f = separable_plan(mask, mask_w, mask_h);
     if (!lowrank_pays(f) || small_direct_wins(mask_w, mask_h)) return SEPARABLE_DIRECT;
+    /* a GPU whose blocks cannot hold one term of the fused kernel (sm_75) takes the direct sum */
+    char why[256];
+    if (!fused_terms_here(mask_w, mask_h, why, sizeof why)) return SEPARABLE_DIRECT;
     return f->rank == 1 ? SEPARABLE_RANK1 : SEPARABLE_LOWRANK;
 }
 
@@ -372,17 +378,20 @@ void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *
  * windows; 66% with float4 copies too; 69% with each thread's copy addresses worked out once
  * (chunk_copier). */
 enum {
-    STRIP_COLS = 128,
-    CHUNK_ROWS = 32,
-    RING_ROWS = 3 * CHUNK_ROWS,          /* slots 0 and 1, then slot 0 again (even chunks) */
+    STRIP_COLS = FUSED_STRIP_COLS,
+    CHUNK_ROWS = FUSED_CHUNK_ROWS,
+    RING_ROWS = FUSED_RING_ROWS,         /* slots 0 and 1, then slot 0 again (even chunks) */
     FUSED_ROW_OUTPUTS = 16,              /* 8 warps x 16 = STRIP_COLS */
     FUSED_COLUMN_OUTPUTS = 16,           /* 2 groups x 16 = CHUNK_ROWS */
-    IN_PITCH = STRIP_COLS + 36,          /* 164: room for the float4 windows, 4 modulo 32 */
-    RING_PITCH = STRIP_COLS + 4,         /* 132 */
-    TERMS_PER_LAUNCH = 3,                /* their rings and the input chunks fill 194 KB */
-    IN_FLOATS = 2 * CHUNK_ROWS * IN_PITCH,
-    RING_FLOATS = RING_ROWS * RING_PITCH
+    IN_PITCH = FUSED_IN_PITCH,           /* 164: room for the float4 windows, 4 modulo 32 */
+    RING_PITCH = FUSED_RING_PITCH,       /* 132 */
+    TERMS_PER_LAUNCH = FUSED_MAX_TERMS,  /* their rings and the input chunks fill 194 KB */
+    IN_FLOATS = FUSED_IN_FLOATS,
+    RING_FLOATS = FUSED_RING_FLOATS
 };
+static_assert(RING_ROWS == 3 * CHUNK_ROWS && STRIP_COLS == 8 * FUSED_ROW_OUTPUTS &&
+                  CHUNK_ROWS == 2 * FUSED_COLUMN_OUTPUTS,
+              "variant_choice.h's shapes are the kernel's");
 
 /* The weights of up to TERMS_PER_LAUNCH terms, 0 past the mask's sides. */
 struct fused_weights {
@@ -561,13 +570,12 @@ template <int MAX_W, int MAX_H>
 static void launch_fused(dim3 blocks, size_t shared_bytes, const float *d_in, float *d_out,
                          size_t pitch, int width, int height, int mask_w, int mask_h, int terms,
                          int accumulate, const struct fused_weights *weights) {
-    static int configured; /* the most dynamic shared memory any launch may ask, once */
-    if (!configured) {
+    static size_t configured; /* the most dynamic shared memory a launch has asked so far */
+    if (shared_bytes > configured) {
         CUDA_CHECK(cudaFuncSetAttribute(fused_kernel<MAX_W, MAX_H>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (IN_FLOATS + TERMS_PER_LAUNCH * RING_FLOATS) *
-                                            (int)sizeof(float)));
-        configured = 1;
+                                        (int)shared_bytes));
+        configured = shared_bytes;
     }
     fused_kernel<MAX_W, MAX_H><<<blocks, 256, shared_bytes>>>(
         d_in, d_out, pitch, width, height, mask_w, mask_h, terms, accumulate, *weights);
@@ -599,6 +607,35 @@ static void launch_fused_for_width(dim3 blocks, size_t shared_bytes, const float
         launch_fused<MAX_W, 32>(blocks, shared_bytes, d_in, d_out, pitch, width, height, mask_w,
                                 mask_h, terms, accumulate, weights);
     }
+}
+
+template <int MAX_W> static const void *fused_kernel_for_height(int mask_h) {
+    switch (window_bound(mask_h)) {
+    case 4: return (const void *)fused_kernel<MAX_W, 4>;
+    case 8: return (const void *)fused_kernel<MAX_W, 8>;
+    case 16: return (const void *)fused_kernel<MAX_W, 16>;
+    case 24: return (const void *)fused_kernel<MAX_W, 24>;
+    default: return (const void *)fused_kernel<MAX_W, 32>;
+    }
+}
+
+/* The fused kernel a mask's launch runs: the buckets of its width and height. */
+static const void *fused_kernel_for(int mask_w, int mask_h) {
+    switch (window_bound(mask_w)) {
+    case 4: return fused_kernel_for_height<4>(mask_h);
+    case 8: return fused_kernel_for_height<8>(mask_h);
+    case 16: return fused_kernel_for_height<16>(mask_h);
+    case 24: return fused_kernel_for_height<24>(mask_h);
+    default: return fused_kernel_for_height<32>(mask_h);
+    }
+}
+
+/* Terms one launch of the mask's fused kernel takes on this GPU (choose_fused_terms): three
+ * where 194 KB of shared memory a block fit (sm_90), fewer elsewhere; 0, with the limit in why,
+ * where not even one term's 92 672 bytes do (sm_75's 64 KiB). */
+static int fused_terms_here(int mask_w, int mask_h, char *why, size_t size) {
+    const struct kernel_resources k = kernel_resources_of(fused_kernel_for(mask_w, mask_h));
+    return choose_fused_terms(gpu_limits_of_device(), &k, why, size);
 }
 
 /* How many segments a strip is cut into. Each segment row-passes one chunk it outputs nothing
@@ -635,8 +672,9 @@ void fused_set_mask(const float *h_mask, int mask_w, int mask_h) {
     separable_plan(h_mask, mask_w, mask_h);
 }
 
-/* Up to TERMS_PER_LAUNCH terms per launch (their rings fill shared memory); a mask of higher
- * rank takes several launches, the later ones adding to the output. */
+/* Up to TERMS_PER_LAUNCH terms per launch (their rings fill shared memory), fewer where the GPU
+ * has less (fused_terms_here); a mask of higher rank takes several launches, the later ones
+ * adding to the output. */
 void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                   int mask_w, int mask_h, int block) {
     (void)block;
@@ -648,8 +686,11 @@ void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int 
     if (pitch % 16 || (size_t)d_in % 16)
         wb_die(WB_EXIT_USAGE, "fused_launch: rows must be 16-byte aligned (pitch %zu)", pitch);
     const int terms = pass_terms(f);
-    for (int term0 = 0; term0 < terms; term0 += TERMS_PER_LAUNCH) {
-        const int count = terms - term0 < TERMS_PER_LAUNCH ? terms - term0 : TERMS_PER_LAUNCH;
+    char why[256];
+    const int per_launch = fused_terms_here(mask_w, mask_h, why, sizeof why);
+    if (!per_launch) wb_die(WB_EXIT_USAGE, "fused_launch: %s", why);
+    for (int term0 = 0; term0 < terms; term0 += per_launch) {
+        const int count = terms - term0 < per_launch ? terms - term0 : per_launch;
         const size_t shared_bytes = (IN_FLOATS + (size_t)count * RING_FLOATS) * sizeof(float);
         const dim3 blocks((width + STRIP_COLS - 1) / STRIP_COLS,
                           fused_segments(width, height, mask_h, shared_bytes));
