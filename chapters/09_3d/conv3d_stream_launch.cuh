@@ -2,9 +2,10 @@
  * conv3d_stream_set_mask and conv3d_stream_launch. It picks the kernel for the mask, the way
  * planes are fetched (TMA or cp.async) and the length of the z chunks, then launches.
  *
- *   fit_of               what this GPU makes of a kernel: blocks an SM, sm_90 code or later
+ *   fit_of               what this GPU makes of a kernel: blocks an SM, its resources
  *   chunk_length         the slices a block marches through
- *   launch               TMA or cp.async, the chunk (WB_CONV3D_Z_CHUNK=N sets it), the grid
+ *   launch               TMA or cp.async (choose_conv3d_fetch, fetch_choice.h, from the GPU's
+ *                        limits), the chunk (WB_CONV3D_Z_CHUNK=N sets it), the grid
  *   conv3d_stream_set_mask, conv3d_stream_launch
  *                        the mask into constant memory; the instantiation for the mask's size
  *
@@ -34,17 +35,16 @@ using kernel_fn = void (*)(const float *, float *, const CUtensorMap, int, int, 
                           int);
 
 // What this GPU makes of one of the march's kernels, asked once: blocks of it an SM holds at
-// once, and whether its code is sm_90's (TMA) or later.
+// once, and its resources (registers, shared memory, whether its code is sm_90's or later).
 struct kernel_fit {
-    int blocks_per_sm, binary_version;
+    int blocks_per_sm;
+    kernel_resources resources;
 };
 static kernel_fit fit_of(kernel_fn kernel) {
     kernel_fit fit;
-    cudaFuncAttributes attributes;
-    CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    fit.resources = kernel_resources_of((const void *)kernel);
     CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit.blocks_per_sm, kernel, THREADS, 0));
-    fit.binary_version = attributes.binaryVersion;
     return fit;
 }
 
@@ -71,14 +71,23 @@ void launch(const float *d_in, float *d_out, int width, int height, int depth, i
     if (blocks_y > 65535)
         wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: height %d needs more than 65535 blocks",
                height);
-    // TMA where the code runs as sm_90 or later and the volume suits it (tensor_copy.cuh).
+    // TMA where the GPU has it, the code runs as sm_90 or later and the volume suits it
+    // (choose_conv3d_fetch; tensor_copy.cuh says what TMA asks), cp.async elsewhere.
     static const kernel_fit with_tma = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, RX, true>);
     static const kernel_fit without = fit_of(conv3d_stream_kernel<MW, MH, MD, RY, RX, false>);
     static const char *no_tma = getenv("WB_CONV3D_NO_TMA");
+    const bool tma_off = no_tma && *no_tma == '1';
     using T = tile_shape<MW, MH, RY, RX, true>;
+    char why[256];
+    conv3d_fetch fetch = choose_conv3d_fetch(gpu_limits_of_device(), &with_tma.resources,
+                                             &without.resources, width, tma_off, why, sizeof why);
     CUtensorMap map = {};
-    const bool tma = with_tma.binary_version >= 90 && !(no_tma && *no_tma == '1') &&
-                     tensor_map_3d(&map, d_in, width, height, depth, T::W, T::H);
+    // a driver without the encoder, or a volume it refuses: cp.async, as chosen without TMA
+    if (fetch == CONV3D_FETCH_TMA && !tensor_map_3d(&map, d_in, width, height, depth, T::W, T::H))
+        fetch = choose_conv3d_fetch(gpu_limits_of_device(), &with_tma.resources,
+                                    &without.resources, width, 1, why, sizeof why);
+    if (fetch == CONV3D_FETCH_NONE) wb_die(WB_EXIT_USAGE, "conv3d_stream_launch: %s", why);
+    const bool tma = fetch == CONV3D_FETCH_TMA;
     const kernel_fn kernel = tma ? conv3d_stream_kernel<MW, MH, MD, RY, RX, true>
                                  : conv3d_stream_kernel<MW, MH, MD, RY, RX, false>;
     int device, sms;

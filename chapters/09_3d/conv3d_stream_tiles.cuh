@@ -16,8 +16,8 @@
  * has a Tensor Memory Accelerator (sm_90) and the volume's rows are whole 16-byte units (width a
  * multiple of 4), one thread asks it for each plane, zeros outside the volume included;
  * elsewhere every thread copies its share of the plane's cells with cp.async, a zero where a
- * cell lies outside. The launcher picks the way (conv3d_stream_launch.cuh); WB_CONV3D_NO_TMA=1
- * (tests) takes the second way everywhere.
+ * cell lies outside. The launcher picks the way (choose_conv3d_fetch, fetch_choice.h);
+ * WB_CONV3D_NO_TMA=1 or WB_FORCE_SM=80 (tests) takes the second way everywhere.
  *
  * Everything here lies in an anonymous namespace, for the one file that includes it.
  */
@@ -27,6 +27,7 @@
 #include <cuda_pipeline_primitives.h>
 #include <limits.h>
 
+#include "fetch_choice.h"
 #include "tensor_copy.cuh"
 
 namespace {
@@ -35,6 +36,7 @@ constexpr int MAX_SIDE = 7;
 constexpr int TX = 32;                  // threads along x: a warp; each has RX outputs
 constexpr int THREADS_Y = 8;            // rows of threads
 constexpr int THREADS = TX * THREADS_Y; // 256
+static_assert(THREADS == CONV3D_STREAM_THREADS, "the block fetch_choice.h checks");
 constexpr int STAGES = 4;               // planes in shared memory: one computed, three coming
 
 __constant__ float c_mask[MAX_SIDE * MAX_SIDE * MAX_SIDE];
