@@ -141,7 +141,7 @@ UNIT_TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/unit_*.c))
 .PHONY: all run test check compile profile progress mutants mutation grade similarity report clean help fuzz
 .DEFAULT_GOAL := all
 
-all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
+all: $(COMMON_LIB) $(BUILD)/imginfo $(BUILD)/devinfo $(UNIT_TESTS) $(BUILD)/tests/arch_fit $(BUILD)/CTestTestfile.cmake ## everything: common/, each chapter twice (solution, exercise), the test list
 
 $(BUILD)/common/%.o: common/%.c | $(BUILD)/common
 	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -162,6 +162,11 @@ $(BUILD)/devinfo: common/devinfo.c $(COMMON_LIB)
 # chapter 08's host arithmetic is compiled into its unit test
 $(BUILD)/tests/unit_streams: chapters/08_streams/budget.c chapters/08_streams/timeline.c \
     chapters/08_streams/budget.h chapters/08_streams/timeline.h
+
+# tests/arch_fit.c runs chapter 07's and 09's choice functions (it includes their .c files) on
+# the compiler's report, for every architecture of common/gpu_limits.h (tests/arch_fit.sh)
+$(BUILD)/tests/arch_fit: chapters/07_separable/variant_choice.c chapters/07_separable/variant_choice.h \
+    chapters/09_3d/fetch_choice.c chapters/09_3d/fetch_choice.h
 
 $(BUILD)/tests/%: tests/%.c tests/check.h $(COMMON_LIB) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests $< $(COMMON_LIB) -o $@ -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lpthread -lrt $(PNG_LIBS) -lz -lm
@@ -221,7 +226,7 @@ $(BUILD)/common $(BUILD)/tests $(BUILD)/out:
 # The test list reads the registry and asks each program for its limits (--spec), so it is
 # remade whenever a program, a registry entry or a test script changes.
 CHAPTER_PROGRAMS := $(foreach c,$(CHAPTERS),$(if $(HAVE_SOLUTIONS),$(BUILD)/ch$(c)) $(BUILD)/ch$(c)_exercise)
-$(BUILD)/CTestTestfile.cmake: $(wildcard tests/*.sh) $(CHAPTERS:%=chapters/%/chapter.mk) $(CHAPTER_PROGRAMS) $(UNIT_TESTS) $(BUILD)/imginfo | $(BUILD)/tests $(BUILD)/out
+$(BUILD)/CTestTestfile.cmake: $(wildcard tests/*.sh) $(CHAPTERS:%=chapters/%/chapter.mk) $(CHAPTER_PROGRAMS) $(UNIT_TESTS) $(BUILD)/tests/arch_fit $(BUILD)/imginfo | $(BUILD)/tests $(BUILD)/out
 	sh tests/ctest_list.sh "$(CURDIR)" "$(CHAPTERS)" > $@.tmp && mv $@.tmp $@
 
 # ---- running ----------------------------------------------------------------------------------

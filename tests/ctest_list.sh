@@ -324,6 +324,15 @@ add skip77 shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
     for f in planted.sh run_me sourced; do
         printf "%s\n" "$out" | grep -q "^$f:2:[0-9]*: .*SC2086" || { echo "not caught: $f"; exit 1; }; done
     ! printf "%s\n" "$out" | grep -q "notes.txt"' "$root/tests/shellcheck_clean.sh"
+# Every kernel variant the launchers choose fits each architecture the workbook builds for
+# (sm_75, 80, 86, 89, 90), proved from the compiler's resource report and the limits table
+# (tests/arch_fit.sh; skipped, 77, without nvcc; its first run compiles four kernel files five
+# times, later runs reuse the report) ... and it can fail: a limits entry shrunk, and the direct
+# kernel forced to its wide variant, must each be caught.
+if [ -z "$handout" ]; then
+    add skip77 limit=900 cost=90 arch_fit "cpu" sh "$root/tests/arch_fit.sh" "$root" "$b"
+    add skip77 limit=900 arch_fit_catches "cpu" sh "$root/tests/arch_fit.sh" "$root" "$b" --plants
+fi
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
 add report_commands "cpu" "$root/tests/report_cli.sh" "$root"
