@@ -634,8 +634,15 @@ static const void *fused_kernel_for(int mask_w, int mask_h) {
  * where 194 KB of shared memory a block fit (sm_90), fewer elsewhere; 0, with the limit in why,
  * where not even one term's 92 672 bytes do (sm_75's 64 KiB). */
 static int fused_terms_here(int mask_w, int mask_h, char *why, size_t size) {
-    const struct kernel_resources k = kernel_resources_of(fused_kernel_for(mask_w, mask_h));
-    return choose_fused_terms(gpu_limits_of_device(), &k, why, size);
+    /* each bucket's kernel is asked once: no runtime query sits between a timed launch's events */
+    static struct kernel_resources asked[33][33];
+    static bool known[33][33];
+    const int w = window_bound(mask_w), h = window_bound(mask_h);
+    if (!known[w][h]) {
+        asked[w][h] = kernel_resources_of(fused_kernel_for(mask_w, mask_h));
+        known[w][h] = true;
+    }
+    return choose_fused_terms(gpu_limits_of_device(), &asked[w][h], why, size);
 }
 
 /* How many segments a strip is cut into. Each segment row-passes one chunk it outputs nothing
