@@ -16,7 +16,8 @@
 # --plants: instead, runs the checker on two planted faults that must each fail (exit 1 naming
 # the kernel, the architecture and the limit): sm_75's opt-in maximum shrunk to 40000 bytes, and
 # the direct kernel forced to 32 outputs wherever it has them.
-# Exit 77 (skipped) where nvcc is missing.
+# ARCH_FIT_JOBS: compilers at once (default: one per core). Exit 77 (skipped) where nvcc is
+# missing.
 root=$1
 build=$2
 plants=$3
@@ -49,7 +50,7 @@ if [ -s "$report" ]; then
 fi
 if [ -n "$stale" ]; then
     echo "arch_fit: compiling $(echo "$files" | wc -w) kernel files for each of: $archs"
-    jobs=$(nproc 2>/dev/null || echo 2)
+    jobs=${ARCH_FIT_JOBS:-$(nproc 2>/dev/null || echo 2)} # compilers at once
     # shellcheck disable=SC2016 # the sh -c script expands its own arguments
     for f in $files; do
         for sm in $archs; do

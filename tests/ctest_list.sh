@@ -330,8 +330,11 @@ add skip77 shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
 # times, later runs reuse the report) ... and it can fail: a limits entry shrunk, and the direct
 # kernel forced to its wide variant, must each be caught.
 if [ -z "$handout" ]; then
-    add skip77 limit=900 cost=90 arch_fit "cpu" sh "$root/tests/arch_fit.sh" "$root" "$b"
-    add skip77 limit=900 arch_fit_catches "cpu" sh "$root/tests/arch_fit.sh" "$root" "$b" --plants
+    # (one at a time: the first compiles, the other reuses its report; HEAVY_THREADS compilers)
+    add skip77 limit=900 cost=90 threads=$HEAVY_THREADS lock=arch_fit arch_fit "cpu" \
+        env ARCH_FIT_JOBS=$HEAVY_THREADS sh "$root/tests/arch_fit.sh" "$root" "$b"
+    add skip77 limit=900 threads=$HEAVY_THREADS lock=arch_fit arch_fit_catches "cpu" \
+        env ARCH_FIT_JOBS=$HEAVY_THREADS sh "$root/tests/arch_fit.sh" "$root" "$b" --plants
 fi
 
 # ---- the measured report (CPU: its commands and its plotting, on made-up sweeps) -----------------
