@@ -278,10 +278,12 @@ add threads=$HEAVY_THREADS cost=85 skip77 grade_resume "cpu;grading" env JOBS=$H
     python3 "$root/tests/grade_resume.py" "$root" "$b/tests/grade_resume"
 # The GPU machine's entry point (grading/serve_grade.py): hostile archives refused with one line
 # and a valid result, the lock's wait, and one chapter 01 submission graded (a build of one file).
-add cost=80 grade_serve "cpu;grading" python3 "$root/tests/grade_serve.py" "$root" "$b/tests/grade_serve"
+# It and grade_gradescope, one at a time (lock=serve): each checks that the entry point's runs
+# leave nothing in build/grade, and the other's run would be seen there.
+add cost=80 lock=serve grade_serve "cpu;grading" python3 "$root/tests/grade_serve.py" "$root" "$b/tests/grade_serve"
 # make gradescope's kit, and its run_autograder on a fake /autograder with a stand-in ssh: a flat
 # upload graded through the entry point (one build), and every way the GPU machine can fail.
-add cost=80 grade_gradescope "cpu;grading" python3 "$root/tests/grade_gradescope.py" "$root" \
+add cost=80 lock=serve grade_gradescope "cpu;grading" python3 "$root/tests/grade_gradescope.py" "$root" \
     "$b/tests/grade_gradescope"
 # GitHub Classroom: results.json as the grading reporter reads it, and the workflow template.
 add grade_classroom "cpu;grading" python3 "$root/tests/grade_classroom.py" "$root" "$b/tests/grade_classroom"
