@@ -49,17 +49,9 @@ elif [ -n "$key$known" ]; then
     die "SSH_KEY and KNOWN_HOSTS go with GPU_HOST=host: give it too"
 fi
 case $local_gpu in '' | 0 | 1) ;; *) die "LOCAL_GPU='$local_gpu' is not 1 or 0" ;; esac
-if [ -e "$dir" ] || [ -L "$dir" ]; then
-    { [ -d "$dir" ] && [ ! -L "$dir" ]; } || die "DIR '$dir' exists and is not a folder"
-    [ -z "$(ls -A "$dir")" ] || die "DIR '$dir' is not empty: give a new folder"
-fi
-mkdir -p "$dir" || die "cannot create DIR '$dir'"
-target=$(cd "$dir" && pwd -P) || die "cannot enter DIR '$dir'"
-here=$(cd "$root" && pwd -P)
-case $target/ in
-"$here"/build/*) ;;
-"$here"/*) rmdir "$dir" 2>/dev/null; die "DIR '$dir' lies inside the workbook: choose a folder outside it" ;;
-esac
+# shellcheck source=out_folder.sh
+. "$root/grading/out_folder.sh"
+out_folder "$dir" "$root" # sets target and here
 cd "$here" || die "cannot enter the workbook" 1
 kit="$target/autograder"
 mkdir -p "$kit/ssh" || die "cannot write $kit" 1

@@ -26,26 +26,16 @@ die() {
     exit "${2:-2}"
 }
 [ -n "$dir" ] || die "give the folder: make handout DIR=path (it must not exist yet, or be empty)"
-case $dir in *'
-'*) die "DIR holds a newline: choose a plain folder name" ;; esac
-if [ -e "$dir" ] || [ -L "$dir" ]; then
-    { [ -d "$dir" ] && [ ! -L "$dir" ]; } || die "DIR '$dir' exists and is not a folder"
-    [ -z "$(ls -A "$dir")" ] || die "DIR '$dir' is not empty: give a new folder"
-fi
-mkdir -p "$dir" || die "cannot create DIR '$dir'"
-target=$(cd "$dir" && pwd -P) || die "cannot enter DIR '$dir'"
-here=$(cd "$root" && pwd -P)
-case $target/ in
-"$here"/build/*) ;; # scratch space, never copied
-"$here"/*) rmdir "$dir" 2>/dev/null; die "DIR '$dir' lies inside the workbook: choose a folder outside it" ;;
-esac
+# shellcheck source=out_folder.sh
+. "$root/grading/out_folder.sh"
+out_folder "$dir" "$root" # sets target and here
 
 left_out() { # PATH (relative): 0 when the student's copy leaves it out
     case $1 in
     solutions/* | report/* | .ci/* | .old/* | build/* | .git/*) return 0 ;;
     tests/exploits/* | tests/mutants.sh | tests/mutation* | tests/gpu_session.sh) return 0 ;;
     tests/grade_* | tests/report_* | tests/registry_check.sh | tests/handout.sh) return 0 ;;
-    tests/fixtures/rubric_* | grading/handout.sh | grading/similarity.py) return 0 ;;
+    tests/fixtures/rubric_* | grading/handout.sh | grading/out_folder.sh | grading/similarity.py) return 0 ;;
     grading/gradescope* | grading/serve_grade.py | grading/gs_results.py | grading/classroom*) return 0 ;;
     esac
     return 1
