@@ -88,6 +88,11 @@ EXERCISE_FLAGS := -diag-suppress 177 -Xcompiler -Wno-unused-parameter,-Wno-unuse
 # exercise object keeps its X.o.d, the grader's record of the files it read, and depends on every
 # header.)
 DEPFLAGS = -MMD -MP -MF $(basename $@).dep
+# Each solution and driver CUDA object's ptxas report (every kernel's registers, shared memory,
+# stack and spills, for every architecture built) is kept beside it (X.ptxas): tests/arch_fit.sh
+# reads it instead of compiling the kernels again. The compiler's warnings and errors still show.
+PTXAS_REPORT = --resource-usage 2>$(basename $@).ptxas; rc=$$?; \
+  grep -v -e '^ptxas info' -e '^    [0-9]* bytes stack frame' $(basename $@).ptxas >&2; exit $$rc
 
 # ---- the chapter registry ------------------------------------------------------------------
 # Every chapters/NN_*/ folder is a chapter and must have a chapter.mk, an exercises/ folder and,
@@ -194,7 +199,7 @@ define CHAPTER_RULES
 $(BUILD)/$(1)/main.o: chapters/$(1)/main.c | $(BUILD)/$(1)/driver
 	$(CC) $(CFLAGS) $$(DEPFLAGS) $($(1).defines) $(EARLIER_KERNELS) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/solution/%.o: solutions/$(1)/%.cu | $(BUILD)/$(1)/solution
-	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) -Ichapters/$(1) -c $$< -o $$@ $$(PTXAS_REPORT)
 # The solution under other names: every global symbol it defines gets the prefix wb_solution_,
 # so it links beside the student's file of the same names (the driver looks for them weakly).
 $(BUILD)/$(1)/renamed/%.o: $(BUILD)/$(1)/solution/%.o
@@ -203,7 +208,7 @@ $(BUILD)/$(1)/renamed/%.o: $(BUILD)/$(1)/solution/%.o
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.c | $(BUILD)/$(1)/driver
 	$(CC) $(CFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
 $(BUILD)/$(1)/driver/%.o: chapters/$(1)/%.cu | $(BUILD)/$(1)/driver
-	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@
+	$(NVCC_BIN) $(NVCCFLAGS) $$(DEPFLAGS) $($(1).defines) $(call chapter_includes,$(1)) -c $$< -o $$@ $$(PTXAS_REPORT)
 $(EXERCISE_BUILD)/$(1)/exercise/%.o $(EXERCISE_BUILD)/$(1)/exercise/%.o.d: $(EXERCISES)/$(1)/%.cu $(wildcard chapters/$(1)/*.h chapters/$(1)/*.cuh common/*.h common/*.cuh)
 	@mkdir -p $$(@D)
 	$(NVCC_BIN) $(NVCCFLAGS) $($(1).defines) $(EXERCISE_FLAGS) -Ichapters/$(1) -MD -MF $$(@D)/$$*.o.d -c $$< -o $$(@D)/$$*.o
