@@ -328,9 +328,9 @@ add skip77 shellcheck_clean_catches "cpu" sh -c 'd=$(mktemp -d) || exit 1
     ! printf "%s\n" "$out" | grep -q "notes.txt"' "$root/tests/shellcheck_clean.sh"
 # Every kernel variant the launchers choose fits each architecture the workbook builds for
 # (sm_75, 80, 86, 89, 90), proved from the compiler's resource report and the limits table
-# (tests/arch_fit.sh; skipped, 77, without nvcc; its first run compiles four kernel files five
-# times, later runs reuse the report) ... and it can fail: a limits entry shrunk, and the direct
-# kernel forced to its wide variant, must each be caught.
+# (tests/arch_fit.sh; skipped, 77, without nvcc; it reads the build's ptxas reports and compiles
+# only the architectures the build did not: on a GPU machine, four) ... and it can fail: a limits
+# entry shrunk, and the direct kernel forced to its wide variant, must each be caught.
 if [ -z "$handout" ]; then
     # (one at a time: the first compiles, the other reuses its report; HEAVY_THREADS compilers)
     add skip77 limit=900 cost=90 threads=$HEAVY_THREADS lock=arch_fit arch_fit "cpu" \
