@@ -3,7 +3,7 @@
 solutions' TODO blocks does each chapter's student battery catch?
 
   python3 tests/mutation.py [NN ...] [--jobs N] [--slots N] [--limit N] [--only ID,...] [--list]
-                            [--build-only] [--keep]
+                            [--build-only] [--keep] [--report]
 
   NN            the chapters (two digits); none: every chapter (the Makefile passes CH=NN here
                 through WB_MUTATION_CH, and JOBS through WB_MUTATION_JOBS)
@@ -14,6 +14,9 @@ solutions' TODO blocks does each chapter's student battery catch?
   --only ID,..  only these mutants (ids as --list prints them; with --list too)
   --build-only  build each chapter's reference and its mutants, run nothing (no GPU needed)
   --keep        keep each mutant's build folder (its program) once it is judged
+  --report      print the table from the verdicts recorded so far (an interrupted run's); judges
+                nothing (no GPU needed; it builds the chapters' solution programs, which list
+                their batteries)
 
 1. Mutants: one change each, inside the TODO blocks of solutions/NN_*/*.cu only, never in a
    comment, a string or a preprocessor line. The operators (OPERATORS):
@@ -1551,7 +1554,7 @@ def report(chapters, mutants, results, equivalents, notes):
 
 def parse_arguments(argv):
     opts = dict(chapters=[], jobs=None, slots=2, limit=None, list=False, build_only=False, keep=False,
-                only=None)
+                only=None, report=False)
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -1567,7 +1570,7 @@ def parse_arguments(argv):
             opts["only"] = set(argv[i + 1].split(","))
             i += 2
             continue
-        if a in ("--list", "--build-only", "--keep"):
+        if a in ("--list", "--build-only", "--keep", "--report"):
             opts[a[2:].replace("-", "_")] = True
         elif re.fullmatch(r"[0-9][0-9]", a):
             opts["chapters"].append(a)
@@ -1576,7 +1579,7 @@ def parse_arguments(argv):
             sys.exit(0)
         else:
             die(f"unknown argument '{a}' (chapters as NN; --list, --jobs N, --slots N, --limit N, "
-                "--only IDS, --build-only, --keep)")
+                "--only IDS, --build-only, --keep, --report)")
         i += 1
     if not opts["chapters"] and os.environ.get("WB_MUTATION_CH", "").strip():
         for nn in re.split(r"[\s,]+", os.environ["WB_MUTATION_CH"].strip()):
@@ -1637,7 +1640,7 @@ def main(argv):
     for mid, (reason, number) in equivalents.items():
         if mid not in ids:
             notes.append(f"{EQUIVALENTS}:{number}: no mutant {mid} any more (stale: remove the line)")
-    if not opts["build_only"] and not usable_gpu():
+    if not opts["build_only"] and not opts["report"] and not usable_gpu():
         print("mutation: no usable GPU here (build/devinfo says why; run make first): the batteries "
               "cannot run, so no mutant was judged (exit 77; --build-only builds them)")
         return 77
@@ -1668,6 +1671,11 @@ def main(argv):
             die(f"{RUBRIC} selects no test of chapter {ch.nn}: it has no battery")
         ch.hash = battery_hash(ch.tests, gpus)
         ch.test_hashes = {t.name: test_hash(t, gpus) for t in ch.tests}
+    if opts["report"]:
+        for ch in chapters:
+            cached = results.get(ch.key(ch.submission(None)))
+            ch.reference_ok = True if cached and cached[2] == "reference_pass" else None
+        return 0 if report(chapters, mutants, results, equivalents, notes) else 1
 
     # Each chapter's reference first (a chapter whose reference fails its battery has no mutants
     # to judge); its mutants join the queue as soon as it is judged, not after every chapter's.

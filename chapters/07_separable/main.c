@@ -154,6 +154,7 @@ int main(int argc, char **argv) {
         {.label = "ch07 fused",
          .set_mask = fused_set_mask,
          .launch = fused_launch,
+         .refuses = fused_refuses,
          .error_bound = separable_error_bound},
         {.label = "ch07 direct", .set_mask = direct_large_set_mask, .launch = direct_large_launch},
         {.label = "ch07 chosen", .set_mask = chosen_set_mask, .launch = chosen_launch},

@@ -675,6 +675,11 @@ static int fused_segments(int width, int height, int mask_h, size_t shared_bytes
     return best;
 }
 
+const char *fused_refuses(int mask_w, int mask_h) {
+    static char why[256];
+    return fused_terms_here(mask_w, mask_h, why, sizeof why) ? NULL : why;
+}
+
 void fused_set_mask(const float *h_mask, int mask_w, int mask_h) {
     separable_plan(h_mask, mask_w, mask_h);
 }

@@ -70,6 +70,10 @@ void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *
 void fused_set_mask(const float *h_mask, int mask_w, int mask_h);
 void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
                   int mask_w, int mask_h, int block);
+/* NULL where the fused kernel fits this GPU for the mask, else the limit it breaks (a GPU with
+ * less shared memory a block than one term's ring needs, such as sm_75's 64 KiB): the harness
+ * then skips it with that line, and the chosen path takes the direct kernel. */
+const char *fused_refuses(int mask_w, int mask_h);
 
 /* The direct sum, any mask up to 31x31 (any rank); rows must be 16-byte aligned. */
 void direct_large_set_mask(const float *h_mask, int mask_w, int mask_h);
