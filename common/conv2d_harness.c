@@ -100,7 +100,10 @@ static struct device_image device_image_alloc(int width, int height, int planes,
 
 /* The image's input and output on the GPU, allocated and filled once for all its masks (as in
  * conv1d_harness.c: fewer allocations, copies and frees, each of which waits its turn when test
- * processes share the GPU). Pitched: rows padded to the driver's alignment, copied row by row. */
+ * processes share the GPU). Pitched: rows padded to the driver's alignment, copied row by row.
+ * The input's padding holds NaN, as the output's does before each launch (padding_untouched):
+ * a kernel that reads past a row's end (x = width, or x = -1 on the row below) takes a NaN into
+ * its sum and fails, where zeros there would pass it on every size whose rows are padded. */
 struct image_on_gpu {
     struct device_image in, out;
 };
@@ -110,6 +113,8 @@ static struct image_on_gpu upload_image(const struct input_image *image) {
     struct image_on_gpu d = {device_image_alloc(width, height, planes, "input image"),
                              device_image_alloc(width, height, planes, "output image")};
     size_t row_bytes = (size_t)width * sizeof(float);
+    if (d.in.pitch > row_bytes)
+        CUDA_CHECK(cudaMemset2D(d.in.data, d.in.pitch, 0xff, d.in.pitch, (size_t)height * planes));
     CUDA_CHECK(cudaMemcpy2D(d.in.data, d.in.pitch, image->img.data, row_bytes, row_bytes,
                             (size_t)height * planes, cudaMemcpyHostToDevice));
     return d;

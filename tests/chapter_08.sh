@@ -52,7 +52,8 @@ add "ch08_solution_kernel_ch05" "$labels" "$solution" --check --kernel ch05 --bl
 # under masks of even height (2, 4, 6, 4x6, 3x8: one halo row more above than below) and odd,
 # with three copy streams taken in turn. A strip with one halo row too few or too many, one
 # output row too many or too few, or a copy on a stream that is not a copy stream fails here.
-add "ch08_exercise_strip_seams" "gpu;ch08;exercise" "$exercise" --check --own-kernels \
+# Small images, so it is one of make check's quick tests: the seams are this chapter's own bugs.
+add "ch08_exercise_strip_seams" "gpu;ch08;exercise;quick" "$exercise" --check --own-kernels \
     --size 1x1,300x1,67x45,41x71,300x200 --mask-width "1,2,3,4,6,15,4x6,3x8,15x1,1x15" \
     --strip-rows 1,2,9,64 --streams 1,3
 # Every wait of the strip loop, tested: WB_STRIPS_DELAY_US=U,C,D holds each upload, kernel or

@@ -59,20 +59,24 @@ add "ch10_scaling_one_gpu" "$labels" "$solution" --gpus 1 --scaling --size 301x2
     --iterations 3
 
 tall="1:7,2x6,6x2,3x8,1x9,5x10,3x11,2x12,7x13,4x14,15"
-# Three and four slabs on one GPU, each trade and pass held late as on two GPUs below: a missing
-# wait fails; a middle slab trades both ways. The signed test holds the passes only (slab k's
-# (k + 1) x 0.3 ms), not the trade, whose own hold would give the last pass time to finish: a
-# trade that does not wait for its slab's last pass (TODO 1), or waits for another slab's, sends
-# rows before they are written. make check and make grade count these.
+# Three and four slabs on one GPU, each trade and pass held 0.3 ms late as on two GPUs below: a
+# missing wait fails; a middle slab trades both ways. late_passes holds the passes only, not the
+# trade, whose own hold would give the last pass time to finish (slab_engine.h: slab k's hold
+# grows down the slabs in even passes, up them in odd ones; three passes, so that the second and
+# the third trade each see one direction): a trade that does not wait for its slab's last pass
+# (TODO 1), or waits for another slab's, sends rows before they are written. make check and make
+# grade count these.
 for kind in solution exercise; do
     binary=$solution
     [ $kind = exercise ] && binary=$exercise
     add "ch10_${kind}_slabs_one_gpu" "gpu;ch10;$kind" env WB_SLABS_HALO_DELAY_US=300 \
         WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check --own-kernels --gpus 1 --slabs 3 \
         --iterations 7 --mask gaussian,box --size 1x300,67x45,401x277 --mask-width "$tall"
-    add "ch10_${kind}_slabs_one_gpu_signed" "gpu;ch10;$kind" env WB_SLABS_COMPUTE_DELAY_US=300 \
-        "$binary" --check --own-kernels --gpus 1 --slabs 4 --iterations 2 --size 67x60,1000x777 \
-        --mask-width "1,3,4,2x9,15"
+    add "ch10_${kind}_slabs_one_gpu_signed" "gpu;ch10;$kind" "$binary" --check --own-kernels \
+        --gpus 1 --slabs 4 --iterations 2 --size 67x60,1000x777 --mask-width "1,3,4,2x9,15"
+    add "ch10_${kind}_slabs_late_passes" "gpu;ch10;$kind" env WB_SLABS_COMPUTE_DELAY_US=300 \
+        "$binary" --check --own-kernels --gpus 1 --slabs 4 --iterations 3 --mask gaussian,box \
+        --size 67x60,401x277 --mask-width "2x6,3x8,7x13,15"
 done
 # make check's quick stage: the battery's quick tests use one slab, which never calls the
 # exchange; this one trades between three slabs on one GPU, held late like the tests above.
@@ -107,9 +111,9 @@ for kind in solution exercise; do
         WB_SLABS_HALO_DELAY_US=300 WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check \
         --own-kernels --gpus 2 --iterations 7 --mask gaussian,box \
         --size 1x300,300x14,67x45,401x277 --mask-width "$tall"
-    two_gpus "ch10_${kind}_two_gpus_signed" "gpu;ch10;$kind" sh "$two" 2 env \
-        WB_SLABS_COMPUTE_DELAY_US=300 "$binary" --check --own-kernels --gpus 2 --iterations 2 \
-        --size 300x14,67x45,1000x777 --mask-width "$tall"
+    two_gpus "ch10_${kind}_two_gpus_signed" "gpu;ch10;$kind" sh "$two" 2 "$binary" \
+        --check --own-kernels --gpus 2 --iterations 2 --size 300x14,67x45,1000x777 \
+        --mask-width "$tall"
     two_gpus "ch10_${kind}_two_gpus_one_pass" "gpu;ch10;$kind" sh "$two" 2 "$binary" \
         --check --own-kernels --gpus 2 --iterations 1 --size 33x31,1000x777 \
         --mask-width "1,3,4,2x9,15"

@@ -351,11 +351,13 @@ void slab_engine_run(struct slab_engine *e, int passes, enum slab_mode mode) {
     for (int pass = 0; pass < passes; ++pass) {
         const int split = mode == SLAB_OVERLAPPED || mode == SLAB_SPLIT_ONLY;
         const int trade = e->count > 1 && mode != SLAB_COMPUTE_ONLY && mode != SLAB_SPLIT_ONLY;
-        if (trade && e->compute_delay_ns) /* tests: a late pass, later down the slabs */
+        if (trade && e->compute_delay_ns) /* tests: a late pass (slab_engine.h says how late) */
             for (int g = 0; g < e->local; ++g) {
+                const int rank = e->gpus[g].rank;
+                const int steps = pass % 2 ? e->count - rank : rank + 1;
                 CUDA_CHECK(cudaSetDevice(e->gpus[g].device));
-                hold_stream<<<1, 1, 0, e->gpus[g].compute>>>(
-                    e->compute_delay_ns * (unsigned long long)(e->gpus[g].rank + 1));
+                hold_stream<<<1, 1, 0, e->gpus[g].compute>>>(e->compute_delay_ns *
+                                                             (unsigned long long)steps);
                 CUDA_CHECK_LAUNCH();
             }
         if (split) /* the interior first: it needs no halo */

@@ -91,9 +91,11 @@ struct slab_engine {
     void (*exchange)(struct slab_gpu *gpus, int local, int current);
     /* tests: each comm stream is held this long before each trade (WB_SLABS_HALO_DELAY_US), so
      * that edge rows which do not wait for the halo read it before it comes, every time; each
-     * compute stream before each pass (WB_SLABS_COMPUTE_DELAY_US), slab k's k + 1 times as long,
-     * so that a trade which does not wait for the last pass, or waits for another slab's,
-     * sends rows before that pass has written them */
+     * compute stream before each pass (WB_SLABS_COMPUTE_DELAY_US), so that a trade which does
+     * not wait for the last pass, or waits for another slab's, sends rows before that pass has
+     * written them. Slab k of n is held k + 1 times as long in even passes, n - k in odd ones:
+     * the rows a slab sends are copied once its neighbour's pass is done too, so only a
+     * neighbour held less shows a missing wait, and each slab has one in one pass or the next */
     unsigned long long halo_delay_ns, compute_delay_ns;
 };
 
