@@ -89,32 +89,38 @@ struct device_image {
     float *data;
     size_t pitch;
     int width, height, planes;
+    float *allocation; /* what cudaFree takes: data, or the guard row above it */
 };
 
-static struct device_image device_image_alloc(int width, int height, int planes, const char *what) {
-    struct device_image d = {NULL, 0, width, height, planes};
-    d.data =
-        device_malloc_pitch((size_t)width * sizeof(float), (size_t)height * planes, &d.pitch, what);
+/* guard: one more row above the planes and one below them, for the input (upload_image) */
+static struct device_image device_image_alloc(int width, int height, int planes, int guard,
+                                              const char *what) {
+    struct device_image d = {NULL, 0, width, height, planes, NULL};
+    d.allocation = device_malloc_pitch((size_t)width * sizeof(float),
+                                       (size_t)height * planes + (guard ? 2 : 0), &d.pitch, what);
+    d.data = guard ? (float *)((char *)d.allocation + d.pitch) : d.allocation;
     return d;
 }
 
 /* The image's input and output on the GPU, allocated and filled once for all its masks (as in
  * conv1d_harness.c: fewer allocations, copies and frees, each of which waits its turn when test
  * processes share the GPU). Pitched: rows padded to the driver's alignment, copied row by row.
- * The input's padding holds NaN, as the output's does before each launch (padding_untouched):
- * a kernel that reads past a row's end (x = width, or x = -1 on the row below) takes a NaN into
- * its sum and fails, where zeros there would pass it on every size whose rows are padded. */
+ * Around the input's pixels lies NaN, as around the output's before each launch
+ * (padding_untouched): its rows' padding, and a guard row above the first row and one below
+ * the last. A kernel that reads outside the image instead of taking a ghost cell's zero (x =
+ * width, x = -1 on the row below, y = -1 or y = height) takes a NaN into its sum and fails,
+ * where zeros or whatever memory lay there could pass it. */
 struct image_on_gpu {
     struct device_image in, out;
 };
 
 static struct image_on_gpu upload_image(const struct input_image *image) {
     int width = image->img.width, height = image->img.height, planes = image->convolved;
-    struct image_on_gpu d = {device_image_alloc(width, height, planes, "input image"),
-                             device_image_alloc(width, height, planes, "output image")};
+    struct image_on_gpu d = {device_image_alloc(width, height, planes, 1, "input image"),
+                             device_image_alloc(width, height, planes, 0, "output image")};
     size_t row_bytes = (size_t)width * sizeof(float);
-    if (d.in.pitch > row_bytes)
-        CUDA_CHECK(cudaMemset2D(d.in.data, d.in.pitch, 0xff, d.in.pitch, (size_t)height * planes));
+    CUDA_CHECK(cudaMemset2D(d.in.allocation, d.in.pitch, 0xff, d.in.pitch,
+                            (size_t)height * planes + 2));
     CUDA_CHECK(cudaMemcpy2D(d.in.data, d.in.pitch, image->img.data, row_bytes, row_bytes,
                             (size_t)height * planes, cudaMemcpyHostToDevice));
     return d;
@@ -601,8 +607,8 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
             image.convolved = 1;
         }
         struct image_on_gpu on_gpu = {
-            {NULL, 0, image.img.width, image.img.height, image.convolved},
-            {NULL, 0, image.img.width, image.img.height, image.convolved}};
+            {NULL, 0, image.img.width, image.img.height, image.convolved, NULL},
+            {NULL, 0, image.img.width, image.img.height, image.convolved, NULL}};
         if (on_device) on_gpu = upload_image(&image);
         for (int k = 0; k < kinds; ++k) {
             one.mask_kind = opt->mask_kinds[k];
@@ -618,8 +624,8 @@ int conv2d_run(const struct cli_spec *spec, const struct cli_options *opt,
                 }
             }
         }
-        CUDA_CHECK(cudaFree(on_gpu.in.data));
-        CUDA_CHECK(cudaFree(on_gpu.out.data));
+        CUDA_CHECK(cudaFree(on_gpu.in.allocation));
+        CUDA_CHECK(cudaFree(on_gpu.out.allocation));
         image_free(&image.img);
     }
     for (int k = 0; k < kinds; ++k) {

@@ -8,8 +8,9 @@
  *   2. probe the GPU (exit 77 without one)
  *   3. for every --size and --mask-width: make or load the image, compute the CPU reference per
  *      colour plane, copy the planes into a pitched device image (cudaMallocPitch +
- *      cudaMemcpy2D; its row padding NaN), poison the output with NaN, launch each variant on
- *      each plane, copy back, verify; on a mismatch write an error-map PNG
+ *      cudaMemcpy2D; NaN in its row padding and in a guard row above and below), poison the
+ *      output with NaN, launch each variant on each plane, copy back, verify; on a mismatch
+ *      write an error-map PNG
  *   4. --output: write the result as PNG (alpha copied through unchanged) or .npy
  *   5. run mode and --bench: time each variant and the device-to-device copy of the same bytes;
  *      --bench adds the OpenMP CPU reference
