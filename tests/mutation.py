@@ -56,9 +56,9 @@ solutions' TODO blocks does each chapter's student battery catch?
 6. Resuming: each verdict goes to build/mutation/results.tsv under the mutant's sources' hash and
    the battery's (its command lines, the GPU count); a rerun skips what it holds. A kill is also
    kept under the hash of the one test that failed, so it stands while that test is in the
-   battery unchanged: a strengthened battery re-runs its survivors, not every mutant. The key
-   holds the submission's files only: after a change to a chapter's driver or the harness, drop
-   the lines of the survivors it may kill (or the file).
+   battery unchanged: a strengthened battery re-runs its survivors, not every mutant. A change
+   to the harness or a driver (common/, chapters/) re-runs the survivors too (it may check more),
+   and leaves the kills standing.
 
 Prints a table (mutants, killed, survived, equivalent, not compiled, the score: killed / (mutants
 - equivalent - not compiled)) and every survivor with its file, line and change. Exit 0 when each
@@ -1091,10 +1091,29 @@ def test_row(t):
     return [t.name, t.labels, t.limit, t.threads, [a.replace(ROOT, "ROOT") for a in t.argv]]
 
 
+def workbook_hash():
+    """The code every battery runs besides the submission: the harness (common/) and the
+    chapters' drivers (chapters/). A change there can kill a survivor (a stronger check), so a
+    survivor's verdict is keyed by it too; a kill is not (test_hash): a check made stronger kills
+    what it killed before."""
+    digest = hashlib.sha256()
+    for top in ("common", "chapters"):
+        for folder, dirs, files in sorted(os.walk(os.path.join(ROOT, top))):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith((".c", ".h", ".cu", ".cuh", ".mk")):
+                    path = os.path.join(folder, name)
+                    digest.update(os.path.relpath(path, ROOT).encode() + b"\0")
+                    with open(path, "rb") as f:
+                        digest.update(f.read() + b"\0")
+    return digest.hexdigest()[:16]
+
+
 def battery_hash(tests, gpus):
     """What a verdict depends on besides the mutant's sources: the battery's commands (the
-    workbook's path left out) and how many GPUs ran it (a multi-GPU test skips with fewer)."""
-    text = json.dumps([[test_row(t) for t in tests], len(gpus), FINGERPRINT_SEED])
+    workbook's path left out), how many GPUs ran it (a multi-GPU test skips with fewer) and the
+    harness and drivers (workbook_hash)."""
+    text = json.dumps([[test_row(t) for t in tests], len(gpus), FINGERPRINT_SEED, workbook_hash()])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
