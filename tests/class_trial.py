@@ -13,7 +13,7 @@ The class (build/class_trial/class_a, and the same files in class_b): every thir
 in the reference solutions unchanged; each other student one mechanical mutant (tests/mutation.py's
 operators) in one chapter, the chapters and mutants taken in turn; every fifth student leaves one
 chapter out. Then:
-  clean     make grade SUBMISSIONS=class_a, timed
+  clean     make grade SUBMISSIONS=class_a, timed (the workbook built before, untimed)
   killed    make grade SUBMISSIONS=class_b, killed (its process group, SIGKILL) once half the class
             has results, then run again: the rerun builds none of the students that had results
   compare   each student's groups, their scores and their tests' verdicts in class_b equal
@@ -159,6 +159,10 @@ def main(argv):
         print(f"class_trial: {name}: {what}")
     problems = []
 
+    # the workbook itself is built first, untimed: a class's time is its students'
+    warm = subprocess.run(["make", "-s", "all"], cwd=ROOT, capture_output=True, text=True)
+    if warm.returncode != 0:
+        die(f"the workbook does not build: {(warm.stdout + warm.stderr)[-400:]}")
     command, env = grade_command(klass_a, opts["seed"], chapters)
     start = time.monotonic()
     clean = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
