@@ -9,7 +9,9 @@ solutions' TODO blocks does each chapter's student battery catch?
                 through WB_MUTATION_CH, and JOBS through WB_MUTATION_JOBS)
   --list        print the mutants and their counts; builds and runs nothing (no GPU needed)
   --jobs N      builds at once (default: one per core)
-  --slots N     batteries at once on each visible GPU (default 2)
+  --slots N     batteries at once on each visible GPU (default: one per two cores, shared
+                by the GPUs, 2 to 8 each: a battery is mostly CPU work, its references and
+                the sanitizers, and its tests' processes share the cores besides)
   --limit N     only each chapter's first N mutants (a quick try)
   --only ID,..  only these mutants (ids as --list prints them; with --list too)
   --build-only  build each chapter's reference and its mutants, run nothing (no GPU needed)
@@ -1572,7 +1574,7 @@ def report(chapters, mutants, results, equivalents, notes):
 # ---- main ----------------------------------------------------------------------------------------
 
 def parse_arguments(argv):
-    opts = dict(chapters=[], jobs=None, slots=2, limit=None, list=False, build_only=False, keep=False,
+    opts = dict(chapters=[], jobs=None, slots=None, limit=None, list=False, build_only=False, keep=False,
                 only=None, report=False)
     i = 0
     while i < len(argv):
@@ -1681,7 +1683,8 @@ def main(argv):
 
     gpus = visible_gpus()
     results = Results()
-    runner = Runner(gpus, opts["slots"], jobs, results, opts["build_only"], opts["keep"])
+    slots = opts["slots"] or min(8, max(2, (os.cpu_count() or 2) // (2 * len(gpus))))
+    runner = Runner(gpus, slots, jobs, results, opts["build_only"], opts["keep"])
     chapters = [Chapter(c) for c in selected]
     mutants = {c.name: chosen[c.name] for c in chapters}
     for ch in chapters:
