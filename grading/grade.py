@@ -33,6 +33,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -362,6 +363,7 @@ class Student:
         t["status"] = self.status(rc, data, token, t["name"])
         t["error"] = run_error(rc, data, token) if t["status"] == "fail" else ""
         t["seconds"] = seconds
+        CLOCK.add("tests", seconds)
         text = strip_tokens(data)
         hints = [l.strip() for l in text.splitlines() if l.lstrip().startswith("hint [")]
         t["hint"] = hints[0][:300] if hints else ""
@@ -398,9 +400,12 @@ class Student:
         program = os.path.join(ROOT, self.g, "build", f"ch{chapter}_exercise")
         env = clean_environment({"OMP_WAIT_POLICY": "PASSIVE", "WB_TIME_LIMIT_S": str(SPEED_LIMIT_S),
                                  "WB_GRADE_TOKEN": token, "WB_SEED": self.seed_of(f"speed_{nn}")})
+        asked = time.monotonic()
         with gpus.alone():  # timed with no other student's work on any GPU
-            rc, _ = run_limited([program, "--bench", "--json", "--reps", "50"], log,
-                                SPEED_LIMIT_S + 30, None, TEST_FILE_SIZE, env)
+            CLOCK.add("speed_wait", time.monotonic() - asked)
+            rc, seconds = run_limited([program, "--bench", "--json", "--reps", "50"], log,
+                                      SPEED_LIMIT_S + 30, None, TEST_FILE_SIZE, env)
+            CLOCK.add("speed", seconds)
         if rc == 77:
             return 0.0, "not measured: no usable GPU", "not run"
         data = read_log(log)
@@ -866,14 +871,18 @@ def main():
     built, progress = [0], threading.Lock()
 
     def build(student, chapter):  # a line as each build ends: a class's builds take minutes
+        started = time.monotonic()
         student.build(chapter, book)
+        CLOCK.add("builds", time.monotonic() - started)
         with progress:
             built[0] += 1
             state = student.state.get(chapter[:2], "graded")
             print(f"grade: built {built[0]} of {len(work)}: {export.shown(student.name)}, chapter "
                   f"{chapter[:2]}{'' if state == 'graded' else ' (' + state + ')'}", flush=True)
+    started = time.monotonic()
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(lambda sc: build(*sc), work))
+    building = time.monotonic() - started
 
     # tests: students side by side, one a GPU; the tests of all of them share the JOBS cores
     cores, gpus = Cores(jobs), GpuShare()
@@ -905,10 +914,17 @@ def main():
         if env.get("GRADE_KEEP", "") != "1":
             shutil.rmtree(os.path.join(s.g, "build"), ignore_errors=True)
             shutil.rmtree(os.path.join(s.g, "src"), ignore_errors=True)
+    started = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, len(gpu_ids))) as pool:
         list(pool.map(lambda s: grade(s) if s.chapters else finish(s), students))
+    testing = time.monotonic() - started
     if submissions:
         write_gradebook(base, students, roster)
+    if work:
+        print(f"grade: time: builds {building:.0f} s ({len(work)} chapters, {CLOCK['builds']:.0f} s "
+              f"of builds side by side); tests and speed runs {testing:.0f} s ({CLOCK['tests']:.0f} s "
+              f"of test processes side by side; speed runs {CLOCK['speed']:.0f} s, every GPU held "
+              f"alone, after {CLOCK['speed_wait']:.0f} s of waiting for the GPUs)", flush=True)
     lock.close()
 
 
@@ -945,6 +961,26 @@ def write_gradebook(base, students, roster, quiet=False):
     text = export.write_gradebook(base, rows, roster)
     if not quiet:
         print(text, end="")
+
+
+class Clock:
+    """Where a run's time goes, summed over its threads: the builds, the tests' processes, the
+    speed runs (with every GPU held alone) and the waits for them. Printed at the end: the
+    figures that tell an instructor whether a class is bound by its builds, its tests or its
+    timed runs (make grade runs one of each kind at a time only where it must)."""
+
+    def __init__(self):
+        self.sums, self.lock = {}, threading.Lock()
+
+    def add(self, what, seconds):
+        with self.lock:
+            self.sums[what] = self.sums.get(what, 0.0) + seconds
+
+    def __getitem__(self, what):
+        return self.sums.get(what, 0.0)
+
+
+CLOCK = Clock()
 
 
 class GpuShare:

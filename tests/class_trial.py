@@ -217,6 +217,9 @@ def main(argv):
     print(f"class_trial: {n} students, chapters {' '.join(c[:2] for c in chapters)}, seed {opts['seed']}")
     print(f"class_trial: clean run {clean_s:.0f} s, {clean_s / n:.1f} s a student: a class of 100 "
           f"at that rate, {clean_s / n * 100 / 60:.0f} minutes")
+    spent = re.search(r"^grade: time: .*$", clean.stdout, re.M)
+    if spent:
+        print(f"class_trial: clean run, {spent.group(0)[len('grade: '):]}")
     print(f"class_trial: killed after {killed_s:.0f} s with {len(done)} students' results; the "
           f"rerun took {resumed_s:.0f} s and graded the other {n - len(done)}")
     for line in speed:
