@@ -8,7 +8,8 @@
 # direct_large.cu and separable.cu, with the row pass of solutions/07; chapter 09's
 # conv3d_stream.cu from solutions/): the build's, kept beside each object for the architectures it
 # compiled (all five on a machine without a GPU), and for the others compiles the file here once
-# per architecture (-c, --resource-usage, in parallel; a log reused while no source is newer).
+# per architecture (-cubin: the device code alone, --resource-usage, in parallel; a log reused
+# while no source is newer).
 # Writes each kernel's registers, static shared memory, stack and spills to
 # BUILD/tests/arch_fit.d/resources.txt; then BUILD/tests/arch_fit (tests/arch_fit.c) calls the
 # launches' own choice functions on that report and the limits table. The other chapters'
@@ -51,7 +52,7 @@ built() {
     printf '%s/%s/%s/%s.ptxas' "$build" "${rest%%/*}" "$kind" "$(basename "$1" .cu)"
 }
 covers() { [ -s "$1" ] && grep -q "for 'sm_$2'" "$1"; } # REPORT SM
-# The architectures the build did not compile for, compiled here (-c, --resource-usage), a log
+# The architectures the build did not compile for, compiled here (-cubin, --resource-usage), a log
 # each, kept while no source or header it includes is newer.
 for f in $files; do
     for sm in $archs; do
@@ -74,7 +75,7 @@ if [ -s "$work/todo" ]; then
         ch=$(basename "$(dirname "$f")")
         log="$work/$(basename "$f" .cu).$sm.log"
         "$nvcc" -O3 -std=c++17 -arch="sm_$sm" --resource-usage -Icommon -I"chapters/$ch" \
-            -Ichapters/06_register_prefetch -c "$f" -o "$work/$(basename "$f" .cu).$sm.o" \
+            -Ichapters/06_register_prefetch -cubin "$f" -o "$work/$(basename "$f" .cu).$sm.cubin" \
             >"$log" 2>&1 || { cat "$log"; rm -f "$log"; echo "arch_fit: $f does not compile for sm_$sm"; exit 1; }
     ' sh_xargs "$work" "$nvcc" <"$work/todo" || exit 1
 fi
