@@ -6,7 +6,8 @@ second run at once.
 
 A class of two students (chapter 01's solution, and its ghost-cell mutant) is graded with
 GRADE_SEED=11 on a rubric of chapter 01's and 02's quick tests, chapter 01, and then:
-  rerun             every chapter kept (nothing built), the gradebook the same
+  first run         ends with where its time went (grade: time:)
+  rerun             every chapter kept (nothing built, no time line), the gradebook the same
   half done         one student's records removed (a run stopped after the first student): only
                     that student is built again, and the gradebook equals the full run's
   killed            a run on a copy of the class killed while it builds, then run again: its
@@ -89,10 +90,14 @@ check(rc == 0, f"the first run exited {rc}: {out[-800:]}")
 full = gradebook(klass)
 check([r[0] for r in full[1:]] == ["alice", "bob"], f"the gradebook's students: {full}")
 check(built(out) == ["alice, chapter 01", "bob, chapter 01"], f"first run built {built(out)}")
+check(re.search(r"^grade: time: builds [0-9]+ s \(2 chapters, .* of test processes side by side; "
+                r"speed runs [0-9]+ s, .*waiting for the GPUs\)$", out, re.M),
+      "the first run does not end with where its time went (grade: time:)")
 
 rc, out = grade(klass)
 check(rc == 0 and built(out) == [], f"a rerun built {built(out)} (exit {rc})")
 check("2 of 2 students' chapters were graded before" in out, "a rerun does not say what it kept")
+check("grade: time:" not in out, "a rerun that built nothing still prints a time line")
 check(gradebook(klass) == full, "a rerun changed the gradebook")
 
 shutil.rmtree(os.path.join(results(klass), "bob", "chapters"))
