@@ -71,6 +71,7 @@ Sections: settings; lexing; declarations and types; statements; operators; the m
 file; chapters and the battery; processes; builds and batteries; results and equivalents; the
 report; main.
 """
+import functools
 import hashlib
 import json
 import os
@@ -1093,11 +1094,12 @@ def test_row(t):
     return [t.name, t.labels, t.limit, t.threads, [a.replace(ROOT, "ROOT") for a in t.argv]]
 
 
+@functools.lru_cache(maxsize=None)
 def workbook_hash():
     """The code every battery runs besides the submission: the harness (common/) and the
     chapters' drivers (chapters/). A change there can kill a survivor (a stronger check), so a
     survivor's verdict is keyed by it too; a kill is not (test_hash): a check made stronger kills
-    what it killed before."""
+    what it killed before. Read once a run: the tree the run started from."""
     digest = hashlib.sha256()
     for top in ("common", "chapters"):
         for folder, dirs, files in sorted(os.walk(os.path.join(ROOT, top))):
