@@ -66,6 +66,35 @@ def parse(argv):
     return opts
 
 
+def say(message):
+    """One line of progress, flushed at once: a long run's output is readable while it runs, and
+    what it said survives its being killed."""
+    print(f"class_trial: {message}", flush=True)
+
+
+def graded(label, command, env, log, mode, stop=None):
+    """Runs a make grade command, its output written to `log` line by line as it comes (mode "w"
+    or "a") and each student's end said; stop(line) true kills its process group (SIGKILL: no
+    chance to tidy up) there. Returns (exit status, output, seconds)."""
+    start = time.monotonic()
+    run = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    lines = []
+    with open(log, mode, encoding="utf-8") as f:
+        for line in run.stdout:
+            lines.append(line)
+            f.write(line)
+            f.flush()
+            ended = re.match(r"grade: (\S+): results in ", line)
+            if ended:
+                say(f"{label}: {ended.group(1)} graded at {time.monotonic() - start:.0f} s")
+            if stop is not None and stop(line):
+                os.killpg(run.pid, signal.SIGKILL)
+                break
+    run.wait()
+    return run.returncode, "".join(lines), time.monotonic() - start
+
+
 def load_mutation():
     spec = importlib.util.spec_from_file_location("mutation", os.path.join(ROOT, "tests", "mutation.py"))
     module = importlib.util.module_from_spec(spec)
@@ -156,48 +185,49 @@ def main(argv):
     for folder in (klass_a, klass_b):
         shutil.rmtree(results_of(folder), ignore_errors=True)
     for name, what in made.items():
-        print(f"class_trial: {name}: {what}")
+        say(f"{name}: {what}")
     problems = []
 
     # the workbook itself is built first, untimed: a class's time is its students'
     warm = subprocess.run(["make", "-s", "all"], cwd=ROOT, capture_output=True, text=True)
     if warm.returncode != 0:
         die(f"the workbook does not build: {(warm.stdout + warm.stderr)[-400:]}")
+    n = opts["students"]
+    say(f"{n} students, chapters {' '.join(c[:2] for c in chapters)}, seed {opts['seed']}")
     command, env = grade_command(klass_a, opts["seed"], chapters)
-    start = time.monotonic()
-    clean = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    clean_s = time.monotonic() - start
-    with open(os.path.join(WORK, "clean.log"), "w", encoding="utf-8") as f:
-        f.write(clean.stdout + clean.stderr)
-    if clean.returncode != 0:
-        problems.append(f"the clean run exited {clean.returncode} ({WORK}/clean.log)")
+    clean_log = os.path.join(WORK, "clean.log")
+    clean_rc, clean_out, clean_s = graded("clean", command, env, clean_log, "w")
+    if clean_rc != 0:
+        problems.append(f"the clean run exited {clean_rc} ({clean_log})")
+    say(f"clean run {clean_s:.0f} s, {clean_s / n:.1f} s a student: a class of 100 at that rate, "
+        f"{clean_s / n * 100 / 60:.0f} minutes")
+    spent = re.search(r"^grade: time: .*$", clean_out, re.M)
+    if spent:
+        say(f"clean run, {spent.group(0)[len('grade: '):]}")
 
-    # the killed run: stopped once half the class has results
+    # the killed run: stopped once half the class has results, then run again
     command, env = grade_command(klass_b, opts["seed"], chapters)
-    start = time.monotonic()
-    run = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    done, log = [], []
-    for line in run.stdout:
-        log.append(line)
+    killed_log = os.path.join(WORK, "killed.log")
+    done = []
+
+    def half_done(line):
         found = re.match(r"grade: (\S+): results in ", line)
         if found:
             done.append(found.group(1))
-            if len(done) * 2 >= opts["students"]:
-                os.killpg(run.pid, signal.SIGKILL)
-                break
-    run.wait()
-    killed_s = time.monotonic() - start
-    resumed = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-    resumed_s = time.monotonic() - start - killed_s
-    with open(os.path.join(WORK, "killed.log"), "w", encoding="utf-8") as f:
-        f.write("".join(log) + "\n---- killed; run again ----\n" + resumed.stdout + resumed.stderr)
-    if resumed.returncode != 0:
-        problems.append(f"the resumed run exited {resumed.returncode} ({WORK}/killed.log)")
-    if len(done) * 2 < opts["students"]:
+        return len(done) * 2 >= n
+
+    _, _, killed_s = graded("killed", command, env, killed_log, "w", stop=half_done)
+    with open(killed_log, "a", encoding="utf-8") as f:
+        f.write("\n---- killed; run again ----\n")
+    resumed_rc, resumed_out, resumed_s = graded("resumed", command, env, killed_log, "a")
+    say(f"killed after {killed_s:.0f} s with {len(done)} students' results; the rerun took "
+        f"{resumed_s:.0f} s and graded the other {n - len(done)}")
+    if resumed_rc != 0:
+        problems.append(f"the resumed run exited {resumed_rc} ({killed_log})")
+    if len(done) * 2 < n:
         problems.append(f"the killed run ended before half the class had results ({len(done)})")
     rebuilt = sorted({m.group(1) for m in re.finditer(r"^grade: built [0-9]+ of [0-9]+: ([^,]+),",
-                                                      resumed.stdout, re.M)} & set(done))
+                                                      resumed_out, re.M)} & set(done))
     if rebuilt:
         problems.append(f"the resumed run built students graded before the kill: {rebuilt}")
 
@@ -213,21 +243,12 @@ def main(argv):
             where = f"{student} chapter {key[1]} {key[2]}: clean {left}, resumed {right}"
             (speed if key[0] == "group" and key[2] == "speed" else problems).append(where)
 
-    n = opts["students"]
-    print(f"class_trial: {n} students, chapters {' '.join(c[:2] for c in chapters)}, seed {opts['seed']}")
-    print(f"class_trial: clean run {clean_s:.0f} s, {clean_s / n:.1f} s a student: a class of 100 "
-          f"at that rate, {clean_s / n * 100 / 60:.0f} minutes")
-    spent = re.search(r"^grade: time: .*$", clean.stdout, re.M)
-    if spent:
-        print(f"class_trial: clean run, {spent.group(0)[len('grade: '):]}")
-    print(f"class_trial: killed after {killed_s:.0f} s with {len(done)} students' results; the "
-          f"rerun took {resumed_s:.0f} s and graded the other {n - len(done)}")
     for line in speed:
-        print(f"class_trial: speed differs (timing, not failed): {line}")
+        say(f"speed differs (timing, not failed): {line}")
     for line in problems:
-        print(f"class_trial: PROBLEM: {line}")
-    print(f"class_trial: {'the resumed run matches the clean run' if not problems else f'{len(problems)} problems'}"
-          f" (logs: {WORK}/clean.log, killed.log)")
+        say(f"PROBLEM: {line}")
+    say(f"{'the resumed run matches the clean run' if not problems else f'{len(problems)} problems'}"
+        f" (logs: {WORK}/clean.log, killed.log)")
     return 1 if problems else 0
 
 
