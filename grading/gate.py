@@ -46,7 +46,14 @@ GENERIC_UNDEFINED = {
     "lroundf", "sin", "sinf", "cos", "cosf", "tanh", "tanhf",
 }
 GENERIC_UNDEFINED_PREFIX = "__cuda"  # nvcc's registration and launch stubs
-INIT_SECTIONS = (".init_array", ".fini_array", ".ctors", ".dtors", ".preinit_array")
+# Code the loader runs before main (or after exit): constructor and destructor tables, and the
+# .init and .fini sections, whose pieces the linker joins into the _init and _fini functions (a
+# `call` placed there runs while the grader's token is still in the environment).
+INIT_SECTIONS = (".init_array", ".fini_array", ".ctors", ".dtors", ".preinit_array", ".init", ".fini")
+# Characters a kernel file may not hold anywhere: the C0 controls but TAB and newline, and DEL.
+# The compiler ends a line at a lone carriage return where these rules would see one line (a
+# `//` comment that hides a directive after the CR), and no kernel needs any of the others.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 SYSCALL = re.compile(r"\b(syscall|sysenter)\b|\bint\s+\$0x80\b")
 
 
@@ -107,6 +114,9 @@ def block_refusals(name, first_line, lines):
 
     code = []
     for k, line in enumerate(lines):
+        if CONTROL.search(line):
+            refuse("no-control-characters", k, "a control character other than tab (a lone "
+                   "carriage return ends a line for the compiler)")
         if line.rstrip().endswith("\\"):
             refuse("no-line-splice", k, "a line ending in a backslash joins the next line to it")
         if "??/" in line:
@@ -166,8 +176,12 @@ def block_refusals(name, first_line, lines):
 
 def text_refusals(name, text, pristine, allow_drift):
     """The text rules for one file; [] when it passes."""
-    if "\0" in text:
-        return [Refusal("text", name, 0, "the file holds a NUL byte")]
+    control = CONTROL.search(text)
+    if control:
+        return [Refusal("no-control-characters", name, text.count("\n", 0, control.start()) + 1,
+                        f"the file holds the control character {control.group()!r} (only tab "
+                        "and newline are allowed: a lone carriage return ends a line for the "
+                        "compiler)")]
     try:
         outside, blocks, markers = split_blocks(text)
     except ValueError as e:
@@ -229,13 +243,21 @@ def symbols(obj):
 
 
 def init_bytes(obj):
-    """Bytes of static constructor and destructor tables in an object."""
-    total = 0
+    """{section: bytes} of an object's start-up and shut-down code and tables (INIT_SECTIONS,
+    each name with the suffixes a linker merges into it)."""
+    sizes = {}
     for line in tool(["readelf", "-SW", obj]).splitlines():
         m = re.search(r"\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", line)
         if m and m.group(1).startswith(INIT_SECTIONS):
-            total += int(m.group(2), 16)
-    return total
+            sizes[m.group(1)] = sizes.get(m.group(1), 0) + int(m.group(2), 16)
+    return sizes
+
+
+def indirect_functions(obj):
+    """Symbols of type IFUNC: the loader calls each one's resolver before main."""
+    return sorted({fields[7] for fields in (line.split() for line in
+                                            tool(["readelf", "-sW", obj]).splitlines())
+                   if len(fields) >= 8 and fields[3] == "IFUNC"})
 
 
 def dependencies(path):
@@ -263,9 +285,16 @@ def object_refusals(name, obj, deps, pristine_obj, pristine_deps, solution_obj):
         if "_GLOBAL__N_" not in s:  # an anonymous namespace: no other object can name it
             refusals.append(Refusal("symbols-defined", name, 0,
                                     f"the object defines {s}, which the exercise does not"))
-    if init_bytes(obj) > init_bytes(pristine_obj):
+    start_up, p_start_up = init_bytes(obj), init_bytes(pristine_obj)
+    grown = sorted(k for k, v in start_up.items() if v > p_start_up.get(k, 0))
+    if grown:
         refusals.append(Refusal("no-constructors", name, 0,
-                                "the object has static constructors or destructors of its own"))
+                                "the object has start-up or shut-down code of its own "
+                                f"({', '.join(grown)}: static constructors, destructors, .init)"))
+    for s in indirect_functions(obj):
+        refusals.append(Refusal("no-constructors", name, 0,
+                                f"the object has an indirect function ({s}), whose resolver "
+                                "runs before main"))
     if SYSCALL.search(tool(["objdump", "-d", "--no-show-raw-insn", obj])):
         refusals.append(Refusal("no-syscalls", name, 0,
                                 "the object's host code holds a system-call instruction"))
@@ -284,7 +313,9 @@ def blocks_only(paths):
     for path in paths:
         name = os.path.basename(path)
         try:
-            _, blocks, _ = split_blocks(open(path, encoding="utf-8", errors="replace").read())
+            with open(path, encoding="utf-8", errors="replace", newline="") as f:
+                text = f.read().replace("\r\n", "\n")  # as the grader reads it
+            _, blocks, _ = split_blocks(text)
         except ValueError as e:
             refusals = [Refusal("markers", name, e.args[0], e.args[1])]
         else:

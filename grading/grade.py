@@ -152,6 +152,7 @@ class Student:
         self.tests, self.groups, self.leaderboard = [], [], []
         self.chapters = chapters  # the chapters graded in this run (those not kept from before)
         self.gpu = None  # the GPU its tests run on (CUDA_VISIBLE_DEVICES), None: unpinned
+        self.gpu_count = 0  # the machine's usable GPUs (run_tests sets it from the book)
 
     def flag(self, nn, text):
         self.flags.append(export.shown(text))
@@ -243,7 +244,9 @@ class Student:
         problems, refusals = [], []
         for name, text in pristine.items():
             try:
-                text_in = read_kernel(folder, chapter, name).decode("utf-8")
+                # CRLF line ends (an editor on Windows) are line ends; a lone CR is refused
+                # by the gate, and the compiler gets exactly the text the gate passed
+                text_in = read_kernel(folder, chapter, name).decode("utf-8").replace("\r\n", "\n")
             except ValueError as e:
                 problems.append(str(e))
                 continue
@@ -314,6 +317,7 @@ class Student:
     def run_tests(self, book, cores, gpus):
         if not self.built:
             return
+        self.gpu_count = book.gpu_count  # status(): where an exit 77 (skipped) can be true
         tests = test_list(self.built, os.path.join(ROOT, self.g, "build"))
         for nn, name, args in book.hidden:
             chapter = next((c for c in self.built if c.startswith(nn + "_")), None)
@@ -360,7 +364,7 @@ class Student:
         finally:
             cores.give(n)
         data = read_log(log)
-        t["status"] = self.status(rc, data, token, t["name"])
+        t["status"] = self.status(rc, data, token, t)
         t["error"] = run_error(rc, data, token) if t["status"] == "fail" else ""
         t["seconds"] = seconds
         CLOCK.add("tests", seconds)
@@ -369,15 +373,20 @@ class Student:
         t["hint"] = hints[0][:300] if hints else ""
         t["tail"] = "\n".join(l[:300] for l in text.splitlines()[-15:]) or "(empty log)"
 
-    def status(self, rc, data, token, name):
+    def status(self, rc, data, token, t):
+        name = t["name"]
         lines = re.findall(rb"^wb-grade (\S+) verdict (\S+)", data, re.M)
         mine = [v.decode() for t, v in lines if t.decode() == token]
         if any(t.decode() != token for t, _ in lines) and name[:4] not in self.forged:
             self.forged.add(name[:4])  # once a chapter: its other tests likely print the same
             shown_name = f"{name[:4]} hidden test" if "_hidden_" in name else name  # hidden stays so
             self.flag(name[2:4], f"{shown_name}: its output holds a verdict line with a wrong token (a forgery?)")
-        if rc == 77:
-            return "skipped"
+        if rc == 77:  # "no usable GPU": true only where the machine has none, or too few
+            if self.gpu_count == 0 or (not mine and gpus_needed(t["argv"]) > self.gpu_count):
+                return "skipped"
+            self.flag(name[2:4], f"{name}: exited 77 (skipped) on a machine that can run it: "
+                      "counted as failed")
+            return "fail"
         if rc in (124, 137) or re.search(rb"stopped after .* \(WB_TIME_LIMIT_S\)", data):
             return "timeout"
         if rc == 0 and mine and all(v == "na" for v in mine):
@@ -406,6 +415,9 @@ class Student:
             rc, seconds = run_limited([program, "--bench", "--json", "--reps", "50"], log,
                                       SPEED_LIMIT_S + 30, None, TEST_FILE_SIZE, env)
             CLOCK.add("speed", seconds)
+        if rc == 77 and self.gpu_count:
+            self.flag(nn, f"ch{nn}: the speed run exited 77 (skipped) on a machine that can run it")
+            return 0.0, "refused: the bench run exited 77 (skipped) where the GPU can run it", "graded"
         if rc == 77:
             return 0.0, "not measured: no usable GPU", "not run"
         data = read_log(log)
@@ -463,7 +475,9 @@ def compiler_excerpt(data, g, chapter, rc):
     prefix = f"{g}/src/{chapter}/"
     shown, keep = [], False
     for line in data.decode("utf-8", "replace").splitlines():
-        if line.startswith(prefix):
+        # the student's own file lies in that folder itself: a name with a "/" after the prefix
+        # ("../../etc/passwd") is another file, reached through a path
+        if line.startswith(prefix) and "/" not in re.split(r"[(:]", line[len(prefix):], 1)[0]:
             shown.append(line[len(prefix):])
             keep = True
         elif keep and line.startswith(" ") and line.strip():
@@ -475,6 +489,14 @@ def compiler_excerpt(data, g, chapter, rc):
     if not shown:
         return "(no error in your file itself: the build stopped in a workbook file or ran out of a limit)"
     return "compiler output:\n" + "\n".join(export.shown(s) for s in shown)
+
+
+def gpus_needed(argv):
+    """How many GPUs a test's command needs: the N of tests/need_gpus.sh N in it, else 1."""
+    for k, arg in enumerate(argv[:-1]):
+        if arg.endswith("/need_gpus.sh") and argv[k + 1].isdigit():
+            return int(argv[k + 1])
+    return 1
 
 
 def run_error(rc, data, token):
@@ -490,6 +512,8 @@ def run_error(rc, data, token):
         why = {"SIGXFSZ": ": it wrote more than its file-size limit",
                "SIGXCPU": ": it used up its CPU time"}.get(name, "")
         return f"killed by {name}{why}"
+    if rc == 77:
+        return "it exited 77 (skipped: no usable GPU) on a machine whose GPUs can run it"
     if re.search(rb"^wb-grade " + re.escape(token.encode()) + rb" verdict ", data, re.M):
         return ""
     return f"it ended with exit code {rc} and no verdict (a crash or a CUDA error: see its log)"
@@ -515,6 +539,7 @@ class Book:
     def __init__(self, chapters, rubric_path, hidden_path, graded):
         self.chapters = chapters
         self.graded = graded
+        self.gpu_count = 0  # the machine's usable GPUs (main sets it): where an exit 77 is true
         self.pristine = {}
         for c in graded:
             folder = os.path.join("exercises", c)
@@ -811,6 +836,7 @@ def main():
     gpu = os.path.isfile(os.path.join(ROOT, "build", "devinfo")) and \
         subprocess.run(["build/devinfo"], capture_output=True, cwd=ROOT).returncode == 0
     gpu_ids = visible_gpus() if gpu else []
+    book.gpu_count = len(gpu_ids)
     # A kept grade stands while these are the same (GRADE_SEED only when given: a run that was
     # stopped resumes under a seed of its own).
     book.settings_key = repr([settings[k] for k in ("time_limit", "build_limit", "allow_drift",

@@ -67,6 +67,32 @@ for k, (body, want) in enumerate(cases.items()):
     check("wb-grade" not in t["tail"], f"{body!r}: a token line shows in the student's log tail")
     if "0123456789abcdef" in body:
         check(any("wrong token" in f for f in s.flags), f"{body!r}: the forgery is not flagged")
+# Exit 77 (skipped) is believed only where it can be true: on a machine with no usable GPU, or
+# from a test that needs more GPUs (tests/need_gpus.sh N) than the machine has. Elsewhere it is a
+# way to leave failing tests out of the count: it fails, and is flagged.
+need = os.path.join(root, "tests", "need_gpus.sh")
+skips = [  # (the machine's GPUs, the command, the status it must get)
+    (1, [stand_in("skip_one", 'echo "no usable CUDA device: skipping"; exit 77')], "fail"),
+    (1, ["sh", need, "2", stand_in("skip_two", "exit 0")], "skipped"),
+    (3, ["sh", need, "2", stand_in("skip_three", 'echo "need_gpus: 2 GPUs needed: skipping"; exit 77')],
+     "fail"),
+]
+for k, (count, argv, want) in enumerate(skips):
+    s = student()
+    s.gpu_count = count
+    t = {"name": f"ch01_skip{k}", "labels": ["gpu", "exercise"], "limit": 20, "threads": 1,
+         "argv": argv}
+    kept = os.environ.get("CUDA_VISIBLE_DEVICES")
+    os.environ["CUDA_VISIBLE_DEVICES"] = "0"  # need_gpus.sh sees one GPU, on any machine
+    s.run_test(t, grade.Cores(1), grade.GpuShare())
+    if kept is None:
+        del os.environ["CUDA_VISIBLE_DEVICES"]
+    else:
+        os.environ["CUDA_VISIBLE_DEVICES"] = kept
+    check(t["status"] == want, f"exit 77 on {count} GPUs ({argv[-1]}): {t['status']}, not {want}")
+    if want == "fail":
+        check(any("exited 77" in f for f in s.flags), f"exit 77 on {count} GPUs is not flagged: {s.flags}")
+        check("exited 77" in t["error"], f"exit 77 on {count} GPUs: its error says {t['error']!r}")
 # A forgery in a hidden test is flagged without the hidden test's name (flags reach the student).
 s = student()
 t = {"name": "ch01_hidden_secret_case", "labels": ["gpu", "hidden"], "limit": 20, "threads": 1,
@@ -112,6 +138,14 @@ for chapter, (body, points, words) in speeds.items():
     check(words in note + " ".join(s.flags), f"{chapter}: '{words}' is in neither the note nor the flags: {note}")
     check((state == "n/a") == (words == "n/a"), f"{chapter}: state {state}")
 
+# A bench run that exits 77 where the GPU can run it earns nothing, and is flagged.
+stand_in("ch01_skipped_exercise", 'echo "no usable CUDA device: skipping"; exit 77')
+s = student()
+s.gpu_count = 1
+score, note, state = s.speed("01_skipped", 1.25, 3, 1.0, grade.GpuShare())
+check(score == 0 and state == "graded" and any("exited 77" in f for f in s.flags),
+      f"a bench run's exit 77 on a GPU machine: {score} points, {state}, {note}, {s.flags}")
+
 # ---- scoring ----------------------------------------------------------------------------------
 # On a GPU machine where none of a chapter's tests can run (chapter 10 on one GPU), the chapter's
 # speed is n/a too: an unsolved kernel must not earn the speed points of a chapter never checked.
@@ -138,6 +172,7 @@ check(not os.path.exists(marker), "a child of a run past its limit lived on")
 
 for f in failures:
     print("grade_verdicts: " + f)
-print(f"grade_verdicts: {len(cases)} verdicts, {len(speeds)} speed runs, a rubric, a time limit; "
+print(f"grade_verdicts: {len(cases)} verdicts, {len(skips)} skips, {len(speeds) + 1} speed runs, a "
+      f"rubric, a time limit; "
       f"{len(failures)} problems")
 sys.exit(1 if failures else 0)
