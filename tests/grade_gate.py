@@ -44,6 +44,8 @@ attacks = {  # a TODO block's first lines: the rule that must refuse them
     'printf("wb-grade");\n': "no-banned-words",
     "else return;\n": "whole-statements",
     "if (threadIdx.x == 0)\n": "whole-statements",
+    '// a note\r#include "/etc/passwd"\n': "no-control-characters",  # a lone CR ends the line
+    "int a = 0;\x1b\n": "no-control-characters",
 }
 for code, rule in attacks.items():
     refused = gate.text_refusals("conv1d_basic.cu", pristine.replace(marker, marker + code), pristine, False)
