@@ -209,6 +209,7 @@ int main(int argc, char **argv) {
     FILE *human = opt.json ? stderr : stdout;
     tuned_configure(path, human);
     chosen_configure(forced, &direct);
+    two_pass_check_padding(opt.mode == CLI_MODE_CHECK);
 #ifndef WB_HAVE_NPP
     fprintf(human, "NPP baseline not built: this CUDA Toolkit has no npp.h\n");
 #endif

@@ -326,6 +326,31 @@ static float *temporary_image(size_t pitch, int height) {
     return temporary.data;
 }
 
+static int padding_checked;
+void two_pass_check_padding(int on) { padding_checked = on; }
+
+static void poison_padding(float *tmp, size_t pitch, int width, int height) {
+    const size_t row = (size_t)width * sizeof(float);
+    CUDA_CHECK(cudaMemset2DAsync((char *)tmp + row, pitch, 0xff, pitch - row, (size_t)height, 0));
+}
+
+/* Stops the program where the row pass wrote into the padding poison_padding filled. */
+static void require_padding_untouched(const float *tmp, size_t pitch, int width, int height) {
+    const size_t row = (size_t)width * sizeof(float), pad = pitch - row;
+    unsigned char *bytes = (unsigned char *)host_malloc(pad * height, "the temporary's padding");
+    CUDA_CHECK(cudaMemcpy2D(bytes, pad, (const char *)tmp + row, pitch, pad, (size_t)height,
+                            cudaMemcpyDeviceToHost));
+    size_t hit = 0;
+    while (hit < pad * height && bytes[hit] == 0xff)
+        ++hit;
+    free(bytes);
+    if (hit < pad * height)
+        wb_die(WB_EXIT_FAIL,
+               "the row pass wrote past the end of a row of its output: row %zu, column %zu (the "
+               "image is %d wide; a store needs x < width)",
+               hit / pad, (size_t)width + hit % pad / sizeof(float), width);
+}
+
 void two_pass_set_mask(const struct row_pass_impl *row, const float *h_mask, int mask_w,
                        int mask_h) {
     const struct mask_factors *f = separable_plan(h_mask, mask_w, mask_h);
@@ -344,8 +369,11 @@ void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *
         wb_die(WB_EXIT_USAGE, "two_pass_launch: mask %dx%d, but no such mask was set", mask_w,
                mask_h);
     float *tmp = temporary_image(pitch, height);
+    const int check = padding_checked && pitch > (size_t)width * sizeof(float);
     for (int k = 0; k < pass_terms(f); ++k) {
+        if (check) poison_padding(tmp, pitch, width, height);
         row->launch(d_in, tmp, pitch, width, height, mask_w, k);
+        if (check) require_padding_untouched(tmp, pitch, width, height);
         column_pass_launch(tmp, d_out, pitch, width, height, mask_h, k, k > 0);
     }
 }

@@ -66,6 +66,12 @@ void two_pass_set_mask(const struct row_pass_impl *row, const float *h_mask, int
                        int mask_h);
 void two_pass_launch(const struct row_pass_impl *row, const float *d_in, float *d_out,
                      size_t pitch, int width, int height, int mask_w, int mask_h);
+/* On (a check, not a timed run): around each row pass the temporary image's row padding is
+ * filled with all-ones bytes and must come back so, or the program stops with one line. A row
+ * pass's output is the temporary, which the harness never sees: a store at x = width lands in
+ * its padding, where no output shows it, but on rows with no padding it would be the next
+ * row's first value. The harness checks the outputs' padding the same way. */
+void two_pass_check_padding(int on);
 
 void fused_set_mask(const float *h_mask, int mask_w, int mask_h);
 void fused_launch(const float *d_in, float *d_out, size_t pitch, int width, int height,
