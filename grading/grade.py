@@ -440,6 +440,10 @@ class Student:
         if len(times["own"]) != 7 or len(times["solution"]) != 7:
             return 0.0, f"not measured: the bench run's time lines are malformed (see {log})", "error"
         mine, theirs = times["own"][0], times["solution"][0]
+        if times["own"][2] <= 0 or times["own"][3] <= 0:  # a real bench run measures both
+            self.flag(nn, f"ch{nn}: speed refused: the time line names no bytes moved or no copy "
+                      "bandwidth, so no floor bounds it")
+            return 0.0, "refused: the bench run's time line has no workload to bound it", "graded"
         floor_ms, why = workload_floor(*times["own"][2:])
         if mine < FLOOR_SHARE * floor_ms:
             self.flag(nn, f"ch{nn}: speed refused: {mine:.4f} ms is under the workload's floor "

@@ -7,7 +7,7 @@ Each stand-in is a shell script in the place of a chapter's exercise program. A 
 on exit 0 with the run's own token saying pass: printed PASS text, another token's line, a token
 line with a non-zero exit, a line from the watchdog and a run over its file-size limit all fail,
 and a wrong token is flagged. Speed counts only the token's time lines: a time under the
-workload's floor is refused and flagged, a failed check in the speed run is refused and flagged,
+workload's floor is refused and flagged (and so is a time line with no copy bandwidth), a failed check in the speed run is refused and flagged,
 a chapter kernel that ran nowhere is n/a, and so is the speed of a chapter none of whose tests
 can run on the machine. A run past its time limit is killed with its children.
 """
@@ -126,6 +126,10 @@ speeds = {  # chapter: (stand-in body, points it must earn, words its note or fl
     "07_compute_floor": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.5 0.5 1e8 1000 1 1e12 1e15"\n'
                          'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e8 1000 1 1e12 1e15"\n'
                          'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "multiply-adds"),
+    # a time line without the copy bandwidth would bound nothing: refused
+    "09_no_copy": ('echo "wb-grade $WB_GRADE_TOKEN time own 0.01 0.01 1e9 0 1 0 0"\n'
+                   'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 0 0"\n'
+                   'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "no copy bandwidth"),
     "08_malformed": ('echo "wb-grade $WB_GRADE_TOKEN time own 2.0 2.0 1e9 1000 1"\n'
                      'echo "wb-grade $WB_GRADE_TOKEN time solution 2.0 2.0 1e9 1000 1 x 0"\n'
                      'echo "wb-grade $WB_GRADE_TOKEN verdict pass"', 0.0, "malformed"),
