@@ -364,7 +364,7 @@ class Student:
         finally:
             cores.give(n)
         data = read_log(log)
-        t["status"] = self.status(rc, data, token, t)
+        t["status"] = self.status(rc, data, token, t["name"], t["argv"])
         t["error"] = run_error(rc, data, token) if t["status"] == "fail" else ""
         t["seconds"] = seconds
         CLOCK.add("tests", seconds)
@@ -373,8 +373,7 @@ class Student:
         t["hint"] = hints[0][:300] if hints else ""
         t["tail"] = "\n".join(l[:300] for l in text.splitlines()[-15:]) or "(empty log)"
 
-    def status(self, rc, data, token, t):
-        name = t["name"]
+    def status(self, rc, data, token, name, argv):
         lines = re.findall(rb"^wb-grade (\S+) verdict (\S+)", data, re.M)
         mine = [v.decode() for t, v in lines if t.decode() == token]
         if any(t.decode() != token for t, _ in lines) and name[:4] not in self.forged:
@@ -382,7 +381,7 @@ class Student:
             shown_name = f"{name[:4]} hidden test" if "_hidden_" in name else name  # hidden stays so
             self.flag(name[2:4], f"{shown_name}: its output holds a verdict line with a wrong token (a forgery?)")
         if rc == 77:  # "no usable GPU": true only where the machine has none, or too few
-            if self.gpu_count == 0 or (not mine and gpus_needed(t["argv"]) > self.gpu_count):
+            if self.gpu_count == 0 or (not mine and gpus_needed(argv) > self.gpu_count):
                 return "skipped"
             self.flag(name[2:4], f"{name}: exited 77 (skipped) on a machine that can run it: "
                       "counted as failed")
