@@ -150,6 +150,14 @@ score, note, state = s.speed("01_skipped", 1.25, 3, 1.0, grade.GpuShare())
 check(score == 0 and state == "graded" and any("exited 77" in f for f in s.flags),
       f"a bench run's exit 77 on a GPU machine: {score} points, {state}, {note}, {s.flags}")
 
+# ---- what a failed build shows ----------------------------------------------------------------
+# Only the compiler's lines about the student's own file: one reached through a path from the
+# student's folder (an include of ../../etc/passwd) is another file, and its lines stay hidden.
+out = (b"g/src/01_basic_1d/../../../../etc/passwd(1): error: root:x:0:0:root\n  root:x:0:0\n"
+       b"g/src/01_basic_1d/conv1d_basic.cu(12): error: expected a ';'\n   int i = 0\n")
+shown = grade.compiler_excerpt(out, "g", "01_basic_1d", 1)
+check("conv1d_basic.cu(12)" in shown and "root" not in shown, f"a failed build shows {shown!r}")
+
 # ---- scoring ----------------------------------------------------------------------------------
 # On a GPU machine where none of a chapter's tests can run (chapter 10 on one GPU), the chapter's
 # speed is n/a too: an unsolved kernel must not earn the speed points of a chapter never checked.
